@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs everything cucatch needs to build and test on a Debian 12 machine.
+# CI runs this too (through .ci/run), so it must be idempotent and non-interactive.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+
+PKGS=(
+  cmake ninja-build g++ python3 python3-pip
+  antlr4 libantlr4-runtime-dev        # grammar tool 4.7.2 + C++ runtime 4.9 (static lib)
+  libfmt-dev                          # header-only use
+  catch2                              # v2 unit tests
+  llvm-14-tools                       # FileCheck, lit
+  libcli11-dev nlohmann-json3-dev
+  clang-14 libclang-rt-14-dev         # libFuzzer target for the parser
+  binutils                            # readelf for cubin comparison
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Only for regenerating the committed PTX corpus (tests/corpus/gen-corpus.sh --older), not for
+# building or testing: NVRTC from older toolkits (the pip wheels ship no nvcc/cicc) produces PTX of
+# older ISA versions. Pinned; installed into a private prefix so nothing shadows /usr/local/cuda.
+if [ "${1:-}" = "--corpus" ]; then
+  PIP_PREFIX="${CUCATCH_PIP_PREFIX:-/opt/cucatch-pip}"
+  for spec in nvrtc12:nvidia-cuda-nvrtc-cu12==12.4.127 nvrtc11:nvidia-cuda-nvrtc-cu11==11.8.89; do
+    dir="$PIP_PREFIX/${spec%%:*}"
+    [ -d "$dir/nvidia" ] || python3 -m pip install -q --disable-pip-version-check --no-deps --target "$dir" "${spec#*:}"
+  done
+fi

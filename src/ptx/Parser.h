@@ -1,0 +1,46 @@
+// Parsing PTX text into the IR (src/ptx/IR.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptx/IR.h"
+
+namespace cucatch::ptx {
+
+// A problem in the input, reported as `file:line:col: error: message`.
+struct Diagnostic {
+  std::string file;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string message;
+
+  std::string str() const;
+};
+
+struct ParseResult {
+  std::optional<Module> module;         // set when there were no errors
+  std::vector<Diagnostic> errors;       // at most a few dozen; parsing stops being useful after
+
+  bool ok() const { return module.has_value(); }
+};
+
+struct ParseOptions {
+  // Inputs nested deeper than this (brackets, braces, parentheses, prefix operators) are
+  // refused with a diagnostic instead of risking the recursive-descent parser's stack.
+  // nvcc output never nests deeper than a handful of levels.
+  unsigned maxNesting = 256;
+  // Stop collecting errors after this many.
+  unsigned maxErrors = 20;
+  // Parse the whole module with the ANTLR grammar alone, without the fast statement reader.
+  // Slower by an order of magnitude; the reference the fast path is tested against.
+  bool grammarOnly = false;
+};
+
+// Parse a whole PTX module. Never throws on bad input: every problem is a Diagnostic.
+ParseResult parseModule(std::string_view text, std::string sourceName,
+                        const ParseOptions& options = {});
+
+}  // namespace cucatch::ptx

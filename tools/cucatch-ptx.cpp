@@ -1,0 +1,89 @@
+// cucatch-ptx: the PTX rewriter on its own, for compiler engineers and tests.
+//
+//   cucatch-ptx [--mode=none] IN.ptx -o OUT.ptx      ('-' for stdin / stdout)
+//
+// Exit codes: 0 success; 2 the input could not be read or is not valid PTX (diagnostics on
+// stderr as file:line:col: error: ..., and no output file is written); 1 the output could
+// not be written.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "ptx/Parser.h"
+#include "ptx/Printer.h"
+
+namespace {
+
+bool readInput(const std::string& path, std::string& text) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    fmt::print(stderr, "cucatch-ptx: error: cannot open '{}': {}\n", path, std::strerror(errno));
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = std::move(ss).str();
+  return true;
+}
+
+// Writes through a temporary file renamed into place, so a failure never leaves a partial
+// output behind.
+bool writeOutput(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0;
+  }
+  std::string tmp = path + ".cucatch-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
+      fmt::print(stderr, "cucatch-ptx: error: cannot write '{}': {}\n", path, std::strerror(errno));
+      std::filesystem::remove(tmp);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    fmt::print(stderr, "cucatch-ptx: error: cannot write '{}': {}\n", path, ec.message());
+    std::filesystem::remove(tmp);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cucatch-ptx: instrument a PTX module for memory-safety checking"};
+  std::string input, output;
+  std::string mode = "none";
+  app.add_option("input", input, "input PTX file ('-' for stdin)")->required();
+  app.add_option("-o,--output", output, "output PTX file ('-' for stdout)")->required();
+  app.add_option("--mode", mode,
+                 "none: parse and print the module unchanged (round trip)")
+      ->check(CLI::IsMember({"none"}));
+  CLI11_PARSE(app, argc, argv);
+
+  std::string text;
+  if (!readInput(input, text)) return 2;
+  std::string sourceName = input == "-" ? "<stdin>" : input;
+  auto result = cucatch::ptx::parseModule(text, sourceName);
+  if (!result.ok()) {
+    for (const auto& d : result.errors) fmt::print(stderr, "{}\n", d.str());
+    return 2;
+  }
+  return writeOutput(output, cucatch::ptx::print(*result.module)) ? 0 : 1;
+}
