@@ -77,7 +77,7 @@ void FastLexer::skipSpaceAndComments() {
       ++line_;
       column_ = 1;
     } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
-      size_t end = text_.find('\n', pos_);
+      size_t end = text_.find_first_of("\r\n", pos_);  // as the grammar: ~[\r\n]*
       if (end == std::string_view::npos) end = text_.size();
       column_ += static_cast<uint32_t>(end - pos_);
       pos_ = end;

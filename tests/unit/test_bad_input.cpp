@@ -6,7 +6,12 @@
 
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
+#include "frontend_properties.h"
 #include "ptx_samples.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 using namespace cucatch::ptx;
 
@@ -92,14 +97,9 @@ TEST_CASE("random garbage and mutated modules never crash the parser", "[bad-inp
         default: s.insert(pos, 1, "{}[]();,.%@!|+-0x\"/*\n"[rng() % 21]); break;
       }
     }
-    auto r = parseModule(s, "mutant.ptx");
-    if (r.ok()) {
-      auto again = parseModule(print(*r.module), "again.ptx");
-      REQUIRE(again.ok());
-      CHECK(*again.module == *r.module);
-    } else {
-      CHECK_FALSE(r.errors.empty());
-    }
+    auto violated = cucatch::test::checkFrontEndProperties(s);
+    INFO("mutant " << i);
+    CHECK_FALSE(violated.has_value());
   }
   std::string noise(4096, '\0');
   for (auto& c : noise) c = static_cast<char>(rng() % 256);
@@ -113,4 +113,20 @@ TEST_CASE("empty and comment-only inputs are empty modules", "[bad-input]") {
   auto c = parseModule("// nothing here\n/* at all */\n", "comments.ptx");
   REQUIRE(c.ok());
   CHECK(c.module->items.empty());
+}
+
+TEST_CASE("inputs the fuzzer once broke keep their properties", "[bad-input]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(CUCATCH_SOURCE_DIR) / "tests/fuzz/regressions";
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    INFO(entry.path().filename().string());
+    auto violated = cucatch::test::checkFrontEndProperties(ss.str());
+    CHECK(violated.value_or("none") == "none");
+    ++n;
+  }
+  CHECK(n > 0);
 }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds cucatch and runs it on the bundled example:
+# examples/saxpy.cu -> nvcc -ptx -> cucatch-ptx -> ptxas.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build
+nvcc=${CUCATCH_NVCC:-/usr/local/cuda/bin/nvcc}
+ptxas=$(dirname "$nvcc")/ptxas
+out=build/example
+mkdir -p "$out"
+"$nvcc" -ptx -arch=sm_80 -lineinfo examples/saxpy.cu -o "$out/saxpy.ptx"
+build/tools/cucatch-ptx "$out/saxpy.ptx" -o "$out/saxpy.cucatch.ptx"
+"$ptxas" -arch=sm_80 "$out/saxpy.cucatch.ptx" -o "$out/saxpy.cucatch.cubin"
+echo "cucatch-ptx: $out/saxpy.ptx -> $out/saxpy.cucatch.ptx ($(wc -c < "$out/saxpy.cucatch.ptx") bytes), accepted by ptxas -> $out/saxpy.cucatch.cubin"

@@ -1,0 +1,5 @@
+template <typename T> __device__ __noinline__ T clampv(T v, T lo, T hi) { return v < lo ? lo : (v > hi ? hi : v); }
+__global__ void clamp_all(float* f, int* i, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) { f[t] = clampv(f[t], 0.f, 1.f); i[t] = clampv(i[t], 0, 255); }
+}
