@@ -45,6 +45,7 @@ inline constexpr const char* kEverythingPtx = R"PTX(//
 .minnctapersm 2
 .explicitcluster
 .reqnctapercluster 2, 1, 1
+.reqntid 256
 {
 	.local .align 8 .b8 	__local_depot0[16];
 	.reg .pred 	%p<3>;
@@ -78,6 +79,8 @@ inline constexpr const char* kEverythingPtx = R"PTX(//
 	tex.2d.v4.f32.f32 	{%f1, %f2, %f3, _}, [%rd1, {%f1, %f2}];
 	mov.u32 	%r12, (1<<3)+2;
 	ld.global.L2::cache_hint.b32 	%r13, [%rd4], %rd5;
+	ld.global.v8.f32 	{%f1, %f2, %f3, %f1, %f2, %f3, %f1, %f2}, [%rd4];
+	$L_calls: .calltargets callee;
 $L__BB0_2:
 	{ // callseq 0, 0
 	.reg .b32 temp_param_reg;

@@ -102,13 +102,15 @@ TEST_CASE("function headers: linkage, return and parameter lists, attributes", "
   CHECK(p0.hasQualifier(".ptr"));
   CHECK(p0.alignment() == 8);
   CHECK(k.params->params[2].declarators[0].dimensions.at(0) == "32");
-  REQUIRE(k.attributes.size() == 4);
+  REQUIRE(k.attributes.size() == 5);
   CHECK(k.attributes[0].directive == ".maxntid");
   CHECK(k.attributes[0].arguments == std::vector<std::string>{"256", "1", "1"});
   CHECK(k.attributes[1].directive == ".minnctapersm");
   CHECK(k.attributes[2].directive == ".explicitcluster");
   CHECK(k.attributes[2].arguments.empty());
   CHECK(k.attributes[3].directive == ".reqnctapercluster");
+  CHECK(k.attributes[4].directive == ".reqntid");
+  CHECK(k.attributes[4].arguments == std::vector<std::string>{"256"});
 }
 
 TEST_CASE("register declarations with ranges", "[parser]") {
@@ -218,8 +220,10 @@ TEST_CASE("body directives: loc, scopes, prototypes, branch targets, pragmas", "
     }
     if (auto* t = std::get_if<TargetList>(&s)) {
       ++targets;
-      CHECK(t->directive == ".branchtargets");
-      CHECK(t->targets == std::vector<std::string>{"$L__BB0_2", "$L__BB0_3"});
+      if (t->directive == ".branchtargets")
+        CHECK(t->targets == std::vector<std::string>{"$L__BB0_2", "$L__BB0_3"});
+      else
+        CHECK(t->targets == std::vector<std::string>{"callee"});
     }
     if (std::get_if<Pragma>(&s)) ++pragmas;
     if (auto* l = std::get_if<LocDirective>(&s)) {
@@ -234,10 +238,10 @@ TEST_CASE("body directives: loc, scopes, prototypes, branch targets, pragmas", "
   CHECK(opens == 1);
   CHECK(closes == 1);
   CHECK(protos == 1);
-  CHECK(targets == 1);
+  CHECK(targets == 2);
   CHECK(pragmas == 1);
   CHECK(locs == 1);
-  CHECK(labels == 4);  // $L__BB0_2, prototype_0, $L_brx_0, $L__BB0_3
+  CHECK(labels == 5);  // $L__BB0_2, $L_calls, prototype_0, $L_brx_0, $L__BB0_3
 }
 
 TEST_CASE("files, sections and aliases", "[parser]") {
