@@ -512,6 +512,13 @@ std::optional<Diagnostic> prescan(std::string_view text, const std::string& file
     }
     i += n - 1;
   }
+  // A byte-order mark is skipped at the start of the text (as the ANTLR runtime does) and is
+  // an error anywhere else; said here because the runtime would also skip one that happens
+  // to start a piece handed to the grammar.
+  if (size_t bom = text.find("\xEF\xBB\xBF", 1); bom != std::string_view::npos) {
+    SourceLoc at = locAtOffset(text, bom);
+    return Diagnostic{file, at.line, at.column, "unexpected byte-order mark (U+FEFF)"};
+  }
   unsigned depth = 0, prefixRun = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
