@@ -1,6 +1,6 @@
 // cucatch-ptx: the PTX rewriter on its own, for compiler engineers and tests.
 //
-//   cucatch-ptx [--mode=none] IN.ptx -o OUT.ptx      ('-' for stdin / stdout)
+//   cucatch-ptx [--mode=none|check] [--stats] IN.ptx -o OUT.ptx   ('-' for stdin / stdout)
 //
 // Exit codes: 0 success; 2 the input could not be read or is not valid PTX (diagnostics on
 // stderr as file:line:col: error: ..., and no output file is written); 1 the output could
@@ -17,6 +17,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "instrument/GlobalChecks.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
 
@@ -64,17 +65,32 @@ bool writeOutput(const std::string& path, const std::string& text) {
   return true;
 }
 
+void printStats(const std::string& name, const cucatch::instrument::Stats& s) {
+  size_t instrumented = 0, unchecked = 0;
+  for (const auto& [k, n] : s.instrumented) instrumented += n;
+  for (const auto& [k, n] : s.unchecked) unchecked += n;
+  fmt::print(stderr, "{}: {} accesses instrumented, {} left unchecked; {} metadata reads; {} accesses reached by several bases\n",
+             name, instrumented, unchecked, s.metadataReads, s.phiAccesses);
+  for (const auto& [k, n] : s.instrumented) fmt::print(stderr, "  instrumented {:>6}  {}\n", n, k);
+  for (const auto& [k, n] : s.unchecked) fmt::print(stderr, "  unchecked    {:>6}  {}\n", n, k);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cucatch-ptx: instrument a PTX module for memory-safety checking"};
   std::string input, output;
   std::string mode = "none";
+  bool stats = false;
   app.add_option("input", input, "input PTX file ('-' for stdin)")->required();
   app.add_option("-o,--output", output, "output PTX file ('-' for stdout)")->required();
   app.add_option("--mode", mode,
-                 "none: parse and print the module unchanged (round trip)")
-      ->check(CLI::IsMember({"none"}));
+                 "none: parse and print the module unchanged (round trip); "
+                 "check: instrument global and generic accesses (Shadow TBB)")
+      ->check(CLI::IsMember({"none", "check"}));
+  app.add_flag("--stats", stats,
+               "print to stderr how many accesses were instrumented, by space and kind, and "
+               "how many were left unchecked and why");
   CLI11_PARSE(app, argc, argv);
 
   std::string text;
@@ -85,5 +101,16 @@ int main(int argc, char** argv) {
     for (const auto& d : result.errors) fmt::print(stderr, "{}\n", d.str());
     return 2;
   }
-  return writeOutput(output, cucatch::ptx::print(*result.module)) ? 0 : 1;
+  cucatch::ptx::Module& module = *result.module;
+  if (mode == "check") {
+    cucatch::instrument::Result r;
+    try {
+      r = cucatch::instrument::instrumentGlobalAccesses(module);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
+      return 2;
+    }
+    if (stats) printStats(sourceName, r.stats);
+  }
+  return writeOutput(output, cucatch::ptx::print(module)) ? 0 : 1;
 }

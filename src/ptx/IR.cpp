@@ -125,6 +125,55 @@ std::vector<const Function*> Module::functions() const {
   return out;
 }
 
+namespace {
+void clear(Operand& op) {
+  op.loc = op.closeLoc = {};
+  for (auto& e : op.elements) clear(e);
+}
+void clear(ParamList& l) {
+  l.open = l.close = {};
+  for (auto& p : l.params) p.loc = {};
+}
+void clear(Instruction& in) {
+  in.endLoc = {};
+  for (auto& op : in.operands) clear(op);
+}
+void clear(CallPrototype& p) {
+  p.endLoc = {};
+  if (p.returns) clear(*p.returns);
+  if (p.params) clear(*p.params);
+  for (auto& a : p.attributes) a.loc = {};
+}
+void clear(Function& f) {
+  f.nameLoc = f.bodyOpen = f.bodyClose = {};
+  if (f.returns) clear(*f.returns);
+  if (f.params) clear(*f.params);
+  for (auto& a : f.leadingAttributes) a.loc = {};
+  for (auto& a : f.attributes) a.loc = {};
+  for (auto& s : f.body) makeSynthetic(s);
+}
+void clear(Section& s) {
+  s.open = s.close = {};
+  for (auto& e : s.entries) e.loc = {};
+}
+template <typename T>
+void clear(T&) {}
+}  // namespace
+
+void makeSynthetic(Statement& s) {
+  std::visit([](auto& x) {
+    x.loc = {};
+    clear(x);
+  }, s);
+}
+
+void makeSynthetic(TopLevel& t) {
+  std::visit([](auto& x) {
+    x.loc = {};
+    clear(x);
+  }, t);
+}
+
 SourceLoc locOf(const Statement& s) {
   return std::visit([](const auto& x) { return x.loc; }, s);
 }

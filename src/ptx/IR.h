@@ -283,6 +283,11 @@ struct Module {
   std::vector<const Function*> functions() const;
 };
 
+// Marks IR built from cucatch's own text as synthetic: every source location becomes 0, so the
+// printer puts it on lines of its own.
+void makeSynthetic(Statement& s);
+void makeSynthetic(TopLevel& t);
+
 // Source location of any statement (for diagnostics and layout).
 SourceLoc locOf(const Statement& s);
 SourceLoc locOf(const TopLevel& t);

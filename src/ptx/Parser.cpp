@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <stdexcept>
 
 #include "ptx/FastLexer.h"
 #include "PTXLexer.h"
@@ -1248,6 +1249,35 @@ ParseResult parseModule(std::string_view text, std::string sourceName, const Par
     result.errors.push_back({sourceName, 1, 1, fmt::format("internal parser error: {}", e.what())});
     return result;
   }
+}
+
+namespace {
+Module parseOwnText(const std::string& text) {
+  ParseResult r = parseModule(text, "<cucatch>");
+  if (!r.ok()) {
+    std::string message = "cucatch emitted PTX it cannot parse:";
+    for (const auto& d : r.errors) message += "\n  " + d.str();
+    message += "\n" + text;
+    throw std::logic_error(message);
+  }
+  return std::move(*r.module);
+}
+}  // namespace
+
+std::vector<Statement> parseSyntheticStatements(std::string_view text) {
+  std::string wrapped = ".entry __cucatch_snippet()\n{\n";
+  wrapped += text;
+  wrapped += "\n}\n";
+  Module m = parseOwnText(wrapped);
+  auto& body = std::get<Function>(m.items.at(0)).body;
+  for (auto& s : body) makeSynthetic(s);
+  return std::move(body);
+}
+
+std::vector<TopLevel> parseSyntheticItems(std::string_view text) {
+  Module m = parseOwnText(std::string(text));
+  for (auto& item : m.items) makeSynthetic(item);
+  return std::move(m.items);
 }
 
 }  // namespace cucatch::ptx

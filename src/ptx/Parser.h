@@ -43,4 +43,11 @@ struct ParseOptions {
 ParseResult parseModule(std::string_view text, std::string sourceName,
                         const ParseOptions& options = {});
 
+// Statements of a function body written by cucatch itself (instrumentation sequences), as
+// synthetic statements (line 0). Malformed text is a bug in the caller: throws
+// std::logic_error with the diagnostics.
+std::vector<Statement> parseSyntheticStatements(std::string_view text);
+// Module-level items written by cucatch itself (declarations, functions), likewise.
+std::vector<TopLevel> parseSyntheticItems(std::string_view text);
+
 }  // namespace cucatch::ptx

@@ -1,0 +1,99 @@
+// Base-pointer analysis for one function: which definitions create a pointer with its own
+// metadata ("base definitions"), which only move one (arithmetic on one base keeps it), the
+// state space a pointer is known to point into, and, for every memory access, the base
+// definitions that reach its address (a forward reaching-definitions data flow over the CFG;
+// several at a join is a phi, which instrumentation handles by carrying metadata in
+// registers alongside the pointer).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/CFG.h"
+#include "ptx/IR.h"
+#include "ptx/InstrInfo.h"
+
+namespace cucatch::analysis {
+
+// Names declared by `.reg` in a function (including `%r<12>` ranges) and their types.
+class RegisterFile {
+ public:
+  explicit RegisterFile(const ptx::Function& f);
+  bool isRegister(const std::string& name) const { return !type(name).empty(); }
+  // ".b64", ".pred", ... ; "" if `name` is not a declared register.
+  std::string type(const std::string& name) const;
+  bool is64Bit(const std::string& name) const;
+  // True if any declared register name or range starts with `prefix`.
+  bool usesPrefix(std::string_view prefix) const;
+
+ private:
+  std::unordered_map<std::string, std::string> exact_;
+  std::unordered_map<std::string, std::pair<uint32_t, std::string>> ranges_;  // prefix -> (count, type)
+};
+
+// A module-level variable: its space and size, for pointers made from its symbol.
+struct SymbolInfo {
+  ptx::Space space = ptx::Space::Other;
+  uint64_t size = 0;  // bytes; 0 when unknown (extern, unsized)
+};
+std::unordered_map<std::string, SymbolInfo> moduleSymbols(const ptx::Module& m);
+
+enum class DefKind {
+  Base,     // new pointer: metadata is read here (READMETADATA)
+  Derived,  // arithmetic on one pointer, copies, cvta: keeps the source's base
+  Select,   // selp of two values: metadata selected alongside
+  Integer,  // not a pointer (or of unknown origin): no metadata
+};
+
+enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Unknown };
+std::string_view baseOriginName(BaseOrigin o);
+
+struct PointerDef {
+  size_t statement = 0;
+  std::string reg;
+  DefKind kind = DefKind::Integer;
+  BaseOrigin origin = BaseOrigin::None;
+  std::vector<std::string> sources;  // Derived: {source}; Select: {a, b} (registers or "")
+  ptx::Space space = ptx::Space::Generic;  // what the pointer is known to point into
+  std::string symbol;                      // origin Symbol: its name
+};
+
+struct AccessSite {
+  size_t statement = 0;
+  ptx::MemoryAccess access;
+  std::string addressRegister;  // "" when the address is a symbol or absolute
+  std::string addressSymbol;    // the symbol, for [sym+off]
+  std::vector<size_t> reachingDefs;  // indices into defs() of the Base/Integer defs reaching it
+  ptx::Space pointerSpace = ptx::Space::Generic;  // space known from the pointer's origin
+  bool reachedByUndefined = false;  // some path reaches without any definition
+};
+
+class PointerAnalysis {
+ public:
+  PointerAnalysis(const ptx::Function& f, const CFG& cfg,
+                  const std::unordered_map<std::string, SymbolInfo>& symbols);
+
+  const RegisterFile& registers() const { return regs_; }
+  const std::vector<PointerDef>& defs() const { return defs_; }
+  const std::vector<AccessSite>& accesses() const { return accesses_; }
+  // Registers whose metadata some checked access needs.
+  const std::unordered_set<std::string>& relevant() const { return relevant_; }
+  // Definitions made by one statement (indices into defs()).
+  std::vector<size_t> defsAt(size_t statement) const;
+
+ private:
+  void classify(const ptx::Function& f, const std::unordered_map<std::string, SymbolInfo>& symbols);
+  void findAccesses(const ptx::Function& f);
+  void computeRelevance();
+  void computeReaching(const ptx::Function& f, const CFG& cfg);
+
+  RegisterFile regs_;
+  std::vector<PointerDef> defs_;
+  std::unordered_map<size_t, std::vector<size_t>> defsAtStatement_;
+  std::vector<AccessSite> accesses_;
+  std::unordered_set<std::string> relevant_;
+};
+
+}  // namespace cucatch::analysis

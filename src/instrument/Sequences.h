@@ -1,0 +1,66 @@
+// The PTX sequences cucatch inserts, as text with named registers: READMETADATA (the
+// metadata of a pointer, from its tag or the shadow map), SAFETYCHECK (an access against its
+// pointer's metadata), and the module-level pieces (state symbol, marker, report function).
+// They follow src/runtime/cucatch_abi.h. What to insert lives here; where, in the passes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cucatch::instrument {
+
+// Registers holding one pointer's metadata, carried alongside the pointer.
+struct MetadataRegs {
+  std::string base, size, meta;  // .b64, .b64, .b32 (tag | state << 8)
+};
+
+// Per-function registers the sequences share: the runtime's tables and scratch.
+struct FunctionRegs {
+  std::string bst = "%__cc_bst", shadowL1 = "%__cc_l1", enabled = "%__cc_on";
+  std::string t(int i) const { return "%__cc_t" + std::to_string(i); }  // .b64 scratch
+  std::string u(int i) const { return "%__cc_u" + std::to_string(i); }  // .b32 scratch
+  std::string q(int i) const { return "%__cc_q" + std::to_string(i); }  // .pred scratch
+  static constexpr int kScratch64 = 8, kScratch32 = 6, kScratchPred = 6;
+};
+
+// Guard of the instruction a sequence belongs to ("" when unguarded), e.g. "@%p1 " / "@!%p1 ".
+std::string guardPrefix(const std::string& predicate, bool negated);
+
+// Declarations of the shared registers and the loads of the runtime state (function entry).
+std::string functionPrologue(const FunctionRegs& r);
+std::string declareMetadata(const std::string& prefix, size_t count64, size_t count32);
+
+// `meta` = unknown (entry 0's values: everything passes).
+std::string unknownMetadata(const MetadataRegs& m, const std::string& guard);
+// Copy / select metadata along with the pointer.
+std::string copyMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& guard);
+std::string selectMetadata(const MetadataRegs& to, const MetadataRegs& a, const MetadataRegs& b,
+                           const std::string& predicate, const std::string& guard);
+// Static bounds of a module variable.
+std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size,
+                           const std::string& guard);
+// READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
+// through the shadow map by untagged address; then load the BST entry.
+std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
+                         const std::string& guard);
+
+// SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
+// untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
+// calls the report function with `site`. `guard` is the access's own guard.
+struct CheckSite {
+  uint32_t site = 0;
+  std::string pointer;
+  int64_t offset = 0;
+  unsigned size = 0;
+  unsigned accessFlags = 0;  // abi::AccessFlags
+  std::string untagged;
+  std::string okLabel;
+};
+std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
+                        const std::string& guardPredicate, bool guardNegated);
+
+// Module level: the state symbol and ABI marker, and the report function.
+std::string moduleDeclarations();
+std::string reportFunction();
+
+}  // namespace cucatch::instrument

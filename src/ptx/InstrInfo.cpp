@@ -1,0 +1,150 @@
+#include "ptx/InstrInfo.h"
+
+namespace cucatch::ptx {
+
+std::string_view spaceName(Space s) {
+  switch (s) {
+    case Space::Generic: return "generic";
+    case Space::Global: return "global";
+    case Space::Shared: return "shared";
+    case Space::SharedCluster: return "shared::cluster";
+    case Space::Local: return "local";
+    case Space::Const: return "const";
+    case Space::Param: return "param";
+    case Space::Other: return "other";
+  }
+  return "?";
+}
+
+std::string_view accessKindName(AccessKind k) {
+  switch (k) {
+    case AccessKind::Read: return "read";
+    case AccessKind::Write: return "write";
+    case AccessKind::Atomic: return "atomic";
+  }
+  return "?";
+}
+
+unsigned typeSize(std::string_view m) {
+  static constexpr struct { std::string_view name; unsigned size; } kTypes[] = {
+      {".b8", 1},  {".u8", 1},     {".s8", 1},      {".b16", 2},  {".u16", 2},  {".s16", 2},
+      {".f16", 2}, {".bf16", 2},   {".b32", 4},     {".u32", 4},  {".s32", 4},  {".f32", 4},
+      {".f16x2", 4}, {".bf16x2", 4}, {".tf32", 4},  {".b64", 8},  {".u64", 8},  {".s64", 8},
+      {".f64", 8}, {".b128", 16},  {".e4m3x2", 2},  {".e5m2x2", 2}};
+  for (const auto& t : kTypes)
+    if (t.name == m) return t.size;
+  return 0;
+}
+
+Space spaceOfModifiers(const Instruction& in) {
+  for (const auto& m : in.modifiers) {
+    if (m == ".global") return Space::Global;
+    if (m == ".shared" || m == ".shared::cta") return Space::Shared;
+    if (m == ".shared::cluster") return Space::SharedCluster;
+    if (m == ".local") return Space::Local;
+    if (m == ".const") return Space::Const;
+    if (m == ".param" || m.rfind(".param::", 0) == 0) return Space::Param;
+  }
+  return Space::Generic;
+}
+
+namespace {
+
+// Element size times vector width, from modifiers such as .v4 .f32.
+unsigned accessSize(const Instruction& in) {
+  unsigned vector = 1, element = 0;
+  for (const auto& m : in.modifiers) {
+    if (m == ".v2") vector = 2;
+    else if (m == ".v4") vector = 4;
+    else if (m == ".v8") vector = 8;
+    else if (unsigned s = typeSize(m)) element = s;  // the last type wins (cvt-like forms)
+  }
+  return vector * element;
+}
+
+
+}  // namespace
+
+std::optional<MemoryAccess> memoryAccessOf(const Instruction& in) {
+  const std::string& op = in.opcode;
+  MemoryAccess a;
+  a.space = spaceOfModifiers(in);
+  if (op == "ld" || op == "ldu") {
+    a.kind = AccessKind::Read;
+    a.addressOperand = 1;
+    a.size = accessSize(in);
+  } else if (op == "st") {
+    a.kind = AccessKind::Write;
+    a.addressOperand = 0;
+    a.size = accessSize(in);
+    if (in.hasModifier(".async")) a.uncheckable = "st.async (distributed shared memory)";
+  } else if (op == "atom") {
+    a.kind = AccessKind::Atomic;
+    a.addressOperand = 1;
+    a.size = accessSize(in);
+  } else if (op == "red") {
+    a.kind = AccessKind::Atomic;
+    a.addressOperand = 0;
+    a.size = accessSize(in);
+    if (in.hasModifier(".async")) a.uncheckable = "red.async (distributed shared memory)";
+  } else if (op == "cp" && in.hasModifier(".async") && !in.hasModifier(".bulk")) {
+    // cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: check the global source.
+    a.kind = AccessKind::Read;
+    a.space = Space::Global;
+    a.addressOperand = 1;
+    if (in.operands.size() > 2 && in.operands[2].kind == OperandKind::Integer)
+      a.size = static_cast<unsigned>(in.operands[2].value);
+  } else if (op == "cp") {
+    a.kind = AccessKind::Read;
+    a.uncheckable = "bulk copy (cp.async.bulk / cp.reduce.async.bulk): tensor-map or bulk extent";
+    a.addressOperand = 1;
+  } else if (op == "wmma" && (in.hasModifier(".load") || in.hasModifier(".store"))) {
+    a.kind = in.hasModifier(".store") ? AccessKind::Write : AccessKind::Read;
+    a.addressOperand = in.hasModifier(".store") ? 0 : 1;
+    a.uncheckable = "wmma.load/store: the fragment's footprint depends on layout and stride";
+  } else if (op == "multimem" || op == "tensormap" || op == "ldmatrix" || op == "stmatrix" ||
+             op == "mbarrier" || op == "cp.reduce") {
+    if (op == "ldmatrix" || op == "stmatrix" || op == "mbarrier") return std::nullopt;  // shared only
+    a.uncheckable = "multimem / tensormap access";
+    a.addressOperand = 0;
+  } else {
+    return std::nullopt;
+  }
+  if (a.addressOperand >= in.operands.size() ||
+      in.operands[a.addressOperand].kind != OperandKind::Address)
+    a.uncheckable = "no [address] operand where expected";
+  else if (a.uncheckable.empty() && a.size == 0)
+    a.uncheckable = "access size not known statically";
+  return a;
+}
+
+void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f) {
+  const std::string& op = in.opcode;
+  static constexpr std::string_view kNoDestination[] = {
+      "st", "red", "bra", "brx", "ret", "exit", "bar", "barrier", "membar", "fence", "prefetch",
+      "prefetchu", "trap", "cp", "call", "stmatrix", "setmaxnreg", "griddepcontrol", "pmevent",
+      "nanosleep", "brkpt", "sust", "sured", "discard", "applypriority", "multimem", "tensormap",
+      "cp.async", "wgmma", "tcgen05", "st.async", "red.async", "mbarrier"};
+  for (auto n : kNoDestination)
+    if (op == n) {
+      // A few of these do write a register: mbarrier.arrive returns a state, wgmma.mma_async
+      // accumulates into its first operand.
+      if (!((op == "mbarrier" && !in.operands.empty() && in.operands[0].kind != OperandKind::Address) ||
+            (op == "wgmma" && in.hasModifier(".mma_async"))))
+        return;
+      break;
+    }
+  if (op == "wmma" && in.hasModifier(".store")) return;
+  if (in.operands.empty()) return;
+  const Operand& d = in.operands[0];
+  if (d.kind == OperandKind::Name && !d.negated && d.text != "_") f(d.text);
+  else if (d.kind == OperandKind::PredicatePair) {
+    if (d.text != "_") f(d.text);
+    if (d.extra != "_") f(d.extra);
+  } else if (d.kind == OperandKind::Vector) {
+    for (const auto& e : d.elements)
+      if (e.kind == OperandKind::Name && e.text != "_") f(e.text);
+  }
+}
+
+}  // namespace cucatch::ptx

@@ -1,0 +1,45 @@
+// What an instruction means for memory safety: does it access memory, in which state space,
+// how many bytes, through which operand. Written from the PTX ISA (9.0); the one place
+// analysis and instrumentation ask. Instructions not listed here do not access memory as far
+// as cucatch is concerned (textures and surfaces go through their own descriptors).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ptx/IR.h"
+
+namespace cucatch::ptx {
+
+enum class Space : uint8_t { Generic, Global, Shared, SharedCluster, Local, Const, Param, Other };
+std::string_view spaceName(Space s);
+
+enum class AccessKind : uint8_t { Read, Write, Atomic };
+std::string_view accessKindName(AccessKind k);
+
+struct MemoryAccess {
+  Space space = Space::Generic;
+  AccessKind kind = AccessKind::Read;
+  unsigned size = 0;            // bytes touched at the address; 0 when not known statically
+  unsigned addressOperand = 0;  // index of the [address] operand
+  // Set when cucatch knows this accesses memory but cannot check it (yet): why.
+  std::string_view uncheckable;
+};
+
+// The memory access an instruction makes, if any. Instructions that access two places
+// (cp.async: shared destination, global source) report the one cucatch checks.
+std::optional<MemoryAccess> memoryAccessOf(const Instruction& in);
+
+// The state space named by an instruction's modifiers (.global, .shared::cta, ...), Generic
+// when none is named.
+Space spaceOfModifiers(const Instruction& in);
+
+// Bytes of a fundamental type modifier (".u32" -> 4, ".v4" is not a type); 0 if not a type.
+unsigned typeSize(std::string_view modifier);
+
+// Registers written by an instruction (destination operands), by name.
+void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f);
+
+}  // namespace cucatch::ptx

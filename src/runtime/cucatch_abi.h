@@ -1,0 +1,110 @@
+/* The ABI between instrumented PTX and the cucatch runtime: one header, included by the
+ * rewriter (which emits PTX that follows it) and by the runtime (which fills the structures).
+ * Plain C types and constants only. Changing anything here changes kAbiVersion.
+ *
+ *  - Pointer tags: the top 8 bits of a 64-bit global pointer.
+ *  - BST: device array of BstEntry; entry 0 means "unknown" and lets everything through.
+ *  - Shadow map: two levels indexed by the untagged address; a granule maps to a BST index.
+ *  - Module state: a symbol in every instrumented module, filled by the runtime at load.
+ *  - Error buffer: host-mapped memory; fixed-size records written by instrumented code.
+ */
+#ifndef CUCATCH_ABI_H
+#define CUCATCH_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+namespace cucatch::abi {
+#define CUCATCH_CONST inline constexpr
+#else
+#define CUCATCH_CONST static const
+#endif
+
+CUCATCH_CONST uint32_t kAbiVersion = 1;
+
+/* ---- pointer tags -------------------------------------------------------------------- */
+CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
+CUCATCH_CONST uint64_t kAddressMask = 0x00FFFFFFFFFFFFFFull;     /* untagged = ptr & mask */
+CUCATCH_CONST unsigned kFirstTemporalTag = 1;  /* 1..15: random temporal tag, metadata via the shadow map */
+CUCATCH_CONST unsigned kLastTemporalTag = 15;
+CUCATCH_CONST unsigned kFirstDirectTag = 16;   /* 16..255: the BST index itself */
+
+/* ---- base & size table ---------------------------------------------------------------- */
+enum BstState { kBstFree = 0, kBstLive = 1, kBstFreed = 2 };
+typedef struct BstEntry {
+  uint64_t base;     /* untagged start of the allocation */
+  uint64_t size;     /* bytes; entry 0 has UINT64_MAX so that unknown pointers pass */
+  uint8_t tag;       /* the tag handed out with the pointer (0: untagged) */
+  uint8_t state;     /* BstState */
+  uint16_t reserved0;
+  uint32_t allocationId; /* host-side record with the allocation and free backtraces */
+  uint64_t reserved1;
+} BstEntry;
+CUCATCH_CONST unsigned kBstEntryBytes = 32;
+CUCATCH_CONST unsigned kBstMetaOffset = 16; /* the u32 at this offset: tag | state << 8 */
+
+/* ---- shadow map ------------------------------------------------------------------------- */
+CUCATCH_CONST unsigned kShadowGranuleShift = 5;   /* 32-byte granules */
+CUCATCH_CONST unsigned kShadowL2Bits = 20;        /* granules per second-level table */
+CUCATCH_CONST unsigned kShadowL1Bits = 22;        /* first-level entries: covers 2^47 bytes */
+CUCATCH_CONST unsigned kShadowL1Shift = 25;       /* kShadowGranuleShift + kShadowL2Bits */
+/* Second-level tables hold one uint32_t BST index per granule. Every unused first-level
+ * slot points at one shared all-zero table, so the walk needs no null test. */
+
+/* ---- module state ----------------------------------------------------------------------- */
+/* `__cucatch_state` in every instrumented module, all zero until the runtime fills it; with
+ * bst == 0 instrumented code runs unchecked. */
+typedef struct ModuleState {
+  uint64_t bst;          /* device address of BstEntry[bstCapacity] */
+  uint64_t bstCapacity;
+  uint64_t shadowL1;     /* device address of uint64_t[1 << kShadowL1Bits] */
+  uint64_t errorBuffer;  /* device address of the host-mapped ErrorBuffer */
+  uint32_t reserved;
+  uint32_t flags;        /* kFlag* */
+  uint64_t reserved2[3];
+} ModuleState;
+CUCATCH_CONST unsigned kStateBstOffset = 0;
+CUCATCH_CONST unsigned kStateShadowL1Offset = 16;
+CUCATCH_CONST unsigned kStateErrorBufferOffset = 24;
+CUCATCH_CONST unsigned kStateFlagsOffset = 36;
+CUCATCH_CONST unsigned kStateBytes = 64;
+CUCATCH_CONST uint32_t kFlagContinue = 2; /* report and go on instead of trapping */
+
+/* ---- error records ---------------------------------------------------------------------- */
+enum ErrorKind { kErrorOutOfBounds = 1, kErrorUseAfterFree = 2, kErrorTagMismatch = 3 };
+enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2 };
+typedef struct ErrorBufferHeader {
+  uint32_t count;     /* incremented atomically by every violation, even past capacity */
+  uint32_t capacity;  /* records that follow the 64-byte header */
+  uint8_t reserved[56];
+} ErrorBufferHeader;
+typedef struct ErrorRecord {
+  uint32_t site;       /* index into the module's site table */
+  uint32_t info;       /* access size << 8 | AccessFlags */
+  uint64_t address;    /* untagged address accessed */
+  uint64_t base;       /* metadata the access was checked against */
+  uint64_t size;
+  uint32_t meta;       /* tag | state << 8 of the BST entry */
+  uint32_t pointerTag; /* tag of the pointer used */
+  uint32_t block[3];
+  uint32_t thread[3];
+} ErrorRecord;
+CUCATCH_CONST unsigned kErrorHeaderBytes = 64;
+CUCATCH_CONST unsigned kErrorRecordBytes = 64;
+
+#ifdef __cplusplus
+static_assert(sizeof(BstEntry) == kBstEntryBytes);
+static_assert(sizeof(ModuleState) == kStateBytes);
+static_assert(sizeof(ErrorBufferHeader) == kErrorHeaderBytes);
+static_assert(sizeof(ErrorRecord) == kErrorRecordBytes);
+}  /* namespace cucatch::abi */
+#endif
+#undef CUCATCH_CONST
+
+/* Symbol names in instrumented modules. */
+#define CUCATCH_STATE_SYMBOL "__cucatch_state"
+#define CUCATCH_MARKER_SYMBOL "__cucatch_abi_version"
+#define CUCATCH_SITES_SYMBOL "__cucatch_sites"
+#define CUCATCH_REPORT_FUNCTION "__cucatch_report"
+
+#endif /* CUCATCH_ABI_H */
