@@ -126,8 +126,7 @@ statement
     | variableDeclaration                                     # declarationStatement
     | locDirective                                            # locStatement
     | pragmaDirective                                         # pragmaStatement
-    | '{'                                                     # blockOpen
-    | '}'                                                     # blockClose
+    | '{' statement* '}'                                      # blockStatement
     | BRANCHTARGETS ID (',' ID)* ';'                          # branchTargetsStatement
     | CALLTARGETS ID (',' ID)* ';'                            # callTargetsStatement
     | CALLPROTOTYPE returnList=paramList? ID parameters=paramList? functionAttribute* ';'

@@ -223,7 +223,7 @@ class Builder {
       f.bodyOpen = locOfToken(b->LBRACE()->getSymbol());
       f.bodyClose = locOfToken(b->RBRACE()->getSymbol());
       f.body.reserve(b->statement().size());
-      for (auto* s : b->statement()) f.body.push_back(statement(s));
+      for (auto* s : b->statement()) statement(s, f.body);
     } else {
       f.bodyClose = locOfToken(c->SEMI()->getSymbol());
     }
@@ -253,7 +253,7 @@ class Builder {
   }
 
   void statements(P::StatementSequenceContext* c, std::vector<Statement>& out) {
-    for (auto* s : c->statement()) out.push_back(statement(s));
+    for (auto* s : c->statement()) statement(s, out);
   }
   void topLevels(P::ModuleContext* c, std::vector<TopLevel>& out) {
     for (auto* st : c->topStatement()) out.push_back(topLevel(st));
@@ -313,14 +313,23 @@ class Builder {
     return v;
   }
 
-  Statement statement(P::StatementContext* s) {
+  // Appends the statement; a nested block becomes its braces around its statements.
+  void statement(P::StatementContext* s, std::vector<Statement>& out) {
+    if (auto* c = dynamic_cast<P::BlockStatementContext*>(s)) {
+      out.push_back(ScopeBrace{true, locOfToken(c->LBRACE()->getSymbol())});
+      for (auto* inner : c->statement()) statement(inner, out);
+      out.push_back(ScopeBrace{false, locOfToken(c->RBRACE()->getSymbol())});
+      return;
+    }
+    out.push_back(simpleStatement(s));
+  }
+
+  Statement simpleStatement(P::StatementContext* s) {
     if (auto* c = dynamic_cast<P::InstructionStatementContext*>(s)) return instruction(c->instruction());
     if (auto* c = dynamic_cast<P::LabelStatementContext*>(s)) return Label{c->ID()->getText(), locOfCtx(c)};
     if (auto* c = dynamic_cast<P::DeclarationStatementContext*>(s)) return variable(c->variableDeclaration());
     if (auto* c = dynamic_cast<P::LocStatementContext*>(s)) return loc(c->locDirective());
     if (auto* c = dynamic_cast<P::PragmaStatementContext*>(s)) return pragma(c->pragmaDirective());
-    if (auto* c = dynamic_cast<P::BlockOpenContext*>(s)) return ScopeBrace{true, locOfCtx(c)};
-    if (auto* c = dynamic_cast<P::BlockCloseContext*>(s)) return ScopeBrace{false, locOfCtx(c)};
     if (auto* c = dynamic_cast<P::BranchTargetsStatementContext*>(s)) return targets(c->BRANCHTARGETS(), c->ID(), c);
     if (auto* c = dynamic_cast<P::CallTargetsStatementContext*>(s)) return targets(c->CALLTARGETS(), c->ID(), c);
     auto* c = static_cast<P::CallPrototypeStatementContext*>(s);
