@@ -194,8 +194,8 @@ class Printer {
     }
   }
 
-  void paramList(const ParamList& l) {
-    w_.place(l.open);
+  void paramList(const ParamList& l, std::string_view separator = " ") {
+    w_.place(l.open, separator);
     w_.write('(');
     for (size_t i = 0; i < l.params.size(); ++i) {
       if (i) w_.write(',');
@@ -220,7 +220,7 @@ class Printer {
     if (f.returns) paramList(*f.returns);
     w_.place(f.nameLoc);
     w_.write(f.name);
-    if (f.params) paramList(*f.params);
+    if (f.params) paramList(*f.params, "");
     for (const auto& a : f.attributes) attribute(a);
     if (!f.hasBody) {
       w_.place(f.bodyClose, "");
