@@ -27,8 +27,16 @@ constexpr const char* kReservedPrefix = "%__cc";
 // Which accesses get a SAFETYCHECK, and why the others do not.
 std::string_view uncheckedReason(const AccessSite& a, const RegisterFile& regs) {
   if (!a.access.uncheckable.empty()) return a.access.uncheckable;
-  if (a.access.space != Space::Global && a.access.space != Space::Generic)
-    return "shared, local, const or param space (not global memory)";
+  switch (a.access.space) {
+    case Space::Global:
+    case Space::Generic: break;
+    case Space::Param: return ".param space (parameters and call arguments)";
+    case Space::Shared:
+    case Space::SharedCluster: return "shared memory (checked by the shared-memory pass, not this one)";
+    case Space::Local: return "local memory (checked by the local-memory pass, not this one)";
+    case Space::Const: return "constant memory";
+    case Space::Other: return "other state space";
+  }
   if (!a.addressSymbol.empty()) return "address of a module variable (static bounds: not checked yet)";
   if (a.addressRegister.empty()) return "absolute or computed address expression";
   if (!regs.is64Bit(a.addressRegister)) return "32-bit address register";

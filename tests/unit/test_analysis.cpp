@@ -1,0 +1,230 @@
+// Analysis on small hand-written PTX functions: CFG, dominators and loops, memory spaces,
+// and which base definitions reach each access.
+#include <catch2/catch.hpp>
+
+#include "analysis/CFG.h"
+#include "analysis/PointerAnalysis.h"
+#include "ptx/Parser.h"
+
+using namespace cucatch::ptx;
+using namespace cucatch::analysis;
+
+namespace {
+
+struct Analysed {
+  Module module;
+  const Function* function = nullptr;
+  std::unique_ptr<CFG> cfg;
+  std::unique_ptr<PointerAnalysis> pa;
+
+  // The access made by the n-th instruction whose full opcode is `op`.
+  const AccessSite& access(std::string_view op, int n = 0) const {
+    for (const auto& a : pa->accesses())
+      if (std::get<Instruction>(function->body[a.statement]).fullOpcode() == op && n-- == 0) return a;
+    FAIL("no access " << op);
+    throw;
+  }
+  // The definitions reaching an access, as "reg:origin" strings, for readable checks.
+  std::vector<std::string> reaching(const AccessSite& a) const {
+    std::vector<std::string> out;
+    for (size_t d : a.reachingDefs) {
+      const PointerDef& def = pa->defs()[d];
+      out.push_back(def.reg + ":" + std::string(def.kind == DefKind::Integer ? "integer" : baseOriginName(def.origin)));
+    }
+    return out;
+  }
+  size_t statementOf(const PointerDef& d) const { return d.statement; }
+};
+
+Analysed analyse(const std::string& body, const std::string& globals = "") {
+  Analysed a;
+  std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" + globals +
+                     ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u32 n)\n{\n"
+                     "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<16>;\n" +
+                     body + "\tret;\n}\n";
+  auto r = parseModule(text, "analysis.ptx");
+  if (!r.ok()) FAIL(r.errors.front().str());
+  a.module = std::move(*r.module);
+  a.function = a.module.functions().back();
+  a.cfg = std::make_unique<CFG>(*a.function);
+  static std::unordered_map<std::string, SymbolInfo> symbols;
+  symbols = moduleSymbols(a.module);
+  a.pa = std::make_unique<PointerAnalysis>(*a.function, *a.cfg, symbols);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("straight line: arithmetic on one base keeps it", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	mul.wide.s32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.f32 %f1, [%rd4];
+	add.s64 %rd5, %rd4, 16;
+	st.global.f32 [%rd5+4], %f1;
+)");
+  CHECK(a.reaching(a.access("ld.global.f32")) == std::vector<std::string>{"%rd1:parameter"});
+  CHECK(a.reaching(a.access("st.global.f32")) == std::vector<std::string>{"%rd1:parameter"});
+  CHECK(a.access("ld.global.f32").pointerSpace == Space::Global);
+  CHECK_FALSE(a.access("ld.global.f32").reachedByUndefined);
+  // mul.wide makes an integer, not a pointer: the add's base is %rd2's.
+  for (const auto& d : a.pa->defs())
+    if (d.reg == "%rd3") CHECK(d.kind == DefKind::Integer);
+    else if (d.reg == "%rd4") CHECK(d.kind == DefKind::Derived);
+}
+
+TEST_CASE("diamond: two bases meet at a join", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	ld.param.u64 %rd2, [p1];
+	ld.param.u32 %r1, [n];
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra $L_else;
+	add.s64 %rd3, %rd1, 40;
+	bra.uni $L_join;
+$L_else:
+	add.s64 %rd3, %rd2, 80;
+$L_join:
+	ld.global.u32 %r2, [%rd3];
+)");
+  CHECK(a.reaching(a.access("ld.global.u32")) == std::vector<std::string>{"%rd1:parameter", "%rd2:parameter"});
+  // CFG: entry, then-block, else-block, join; the join is dominated by the entry only.
+  const auto& blocks = a.cfg->blocks();
+  REQUIRE(blocks.size() == 4);
+  CHECK(blocks[0].successors == std::vector<size_t>{1, 2});
+  CHECK(a.cfg->dominates(0, 3));
+  CHECK_FALSE(a.cfg->dominates(1, 3));
+  CHECK_FALSE(a.cfg->dominates(2, 3));
+  CHECK(a.cfg->loops().empty());
+}
+
+TEST_CASE("selp of two pointers is a select of their bases", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	ld.param.u64 %rd2, [p1];
+	setp.eq.u32 %p1, %r1, 0;
+	add.s64 %rd3, %rd1, 40;
+	add.s64 %rd4, %rd2, 80;
+	selp.b64 %rd5, %rd3, %rd4, %p1;
+	ld.global.u32 %r2, [%rd5];
+)");
+  CHECK(a.reaching(a.access("ld.global.u32")) == std::vector<std::string>{"%rd1:parameter", "%rd2:parameter"});
+}
+
+TEST_CASE("loop with a pointer increment: the base is the loop-entry one, defined outside the loop", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	mov.u32 %r1, 0;
+$L_loop:
+	ld.global.f32 %f1, [%rd1];
+	add.s64 %rd1, %rd1, 4;
+	add.s32 %r1, %r1, 1;
+	setp.lt.u32 %p1, %r1, 64;
+	@%p1 bra $L_loop;
+)");
+  const AccessSite& load = a.access("ld.global.f32");
+  REQUIRE(a.reaching(load) == std::vector<std::string>{"%rd1:parameter"});
+  REQUIRE(a.cfg->loops().size() == 1);
+  const auto& loop = a.cfg->loops()[0];
+  size_t baseBlock = a.cfg->blockOf(a.pa->defs()[load.reachingDefs[0]].statement);
+  CHECK(std::find(loop.blocks.begin(), loop.blocks.end(), baseBlock) == loop.blocks.end());
+  CHECK(std::find(loop.blocks.begin(), loop.blocks.end(), a.cfg->blockOf(load.statement)) != loop.blocks.end());
+  CHECK(a.cfg->dominates(baseBlock, loop.header));
+}
+
+TEST_CASE("a pointer loaded from memory is a base of its own", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	ld.global.u64 %rd2, [%rd1+8];
+	ld.global.u32 %r1, [%rd2+4];
+)");
+  CHECK(a.reaching(a.access("ld.global.u64")) == std::vector<std::string>{"%rd1:parameter"});
+  CHECK(a.reaching(a.access("ld.global.u32")) == std::vector<std::string>{"%rd2:load"});
+}
+
+TEST_CASE("pointers through calls: a returned pointer is a base", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0], %rd1;
+	.param .b64 retval0;
+	call.uni (retval0), f, (param0);
+	ld.param.b64 %rd2, [retval0];
+	}
+	ld.global.u32 %r1, [%rd2];
+)", ".func (.param .b64 r) f(.param .b64 a);\n");
+  CHECK(a.reaching(a.access("ld.global.u32")) == std::vector<std::string>{"%rd2:parameter"});
+  // The call's own parameter traffic is .param space, not a checked access.
+  CHECK(a.access("st.param.b64").access.space == Space::Param);
+}
+
+TEST_CASE("32-bit shared addresses and cvta round trips", "[analysis]") {
+  auto a = analyse(R"(
+	mov.u32 %r1, smem;
+	ld.shared.u32 %r2, [%r1+4];
+	mov.u64 %rd1, smem;
+	cvta.shared.u64 %rd2, %rd1;
+	ld.u32 %r3, [%rd2];
+	ld.param.u64 %rd3, [p0];
+	cvta.to.global.u64 %rd4, %rd3;
+	cvta.global.u64 %rd5, %rd4;
+	ld.u32 %r4, [%rd5];
+	mov.u64 %rd6, __local_depot0;
+	cvta.local.u64 %rd7, %rd6;
+	st.u32 [%rd7], %r4;
+)", ".shared .align 4 .b8 smem[64];\n.local .align 4 .b8 __local_depot0[16];\n");
+  const AccessSite& shared = a.access("ld.shared.u32");
+  CHECK(shared.access.space == Space::Shared);
+  CHECK_FALSE(a.pa->registers().is64Bit(shared.addressRegister));
+  // Generic accesses: the pointer's known space comes from its cvta.
+  CHECK(a.access("ld.u32", 0).pointerSpace == Space::Shared);
+  CHECK(a.access("ld.u32", 1).pointerSpace == Space::Global);
+  CHECK(a.reaching(a.access("ld.u32", 1)) == std::vector<std::string>{"%rd3:parameter"});
+  CHECK(a.access("st.u32").pointerSpace == Space::Local);
+}
+
+TEST_CASE("a register defined on only some paths is reached by 'undefined'", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u32 %r1, [n];
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra $L_skip;
+	ld.param.u64 %rd1, [p0];
+$L_skip:
+	ld.global.u32 %r2, [%rd1];
+)");
+  const AccessSite& load = a.access("ld.global.u32");
+  CHECK(load.reachedByUndefined);
+  CHECK(a.reaching(load) == std::vector<std::string>{"%rd1:parameter"});
+}
+
+TEST_CASE("predicated definitions may not happen: the old value still reaches", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 ld.param.u64 %rd1, [p1];
+	ld.global.u32 %r2, [%rd1];
+)");
+  CHECK(a.reaching(a.access("ld.global.u32")).size() == 2);
+}
+
+TEST_CASE("the instruction table: sizes, spaces, address operands", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];
+	st.global.v2.u64 [%rd1], {%rd2, %rd3};
+	atom.global.add.u32 %r1, [%rd1], 1;
+	red.global.add.f32 [%rd1], %f1;
+	ld.global.nc.u8 %r2, [%rd1];
+)");
+  CHECK(a.access("ld.global.v4.f32").access.size == 16);
+  CHECK(a.access("st.global.v2.u64").access.size == 16);
+  CHECK(a.access("st.global.v2.u64").access.kind == AccessKind::Write);
+  CHECK(a.access("atom.global.add.u32").access.kind == AccessKind::Atomic);
+  CHECK(a.access("atom.global.add.u32").access.addressOperand == 1);
+  CHECK(a.access("red.global.add.f32").access.addressOperand == 0);
+  CHECK(a.access("ld.global.nc.u8").access.size == 1);
+}
