@@ -246,20 +246,28 @@ Result instrumentGlobalAccesses(Module& module, const Options& options) {
   if (result.sites.empty()) return result;
 
   // Module level: state and marker, the report function, the site table.
-  std::string text = moduleDeclarations();
+  // The same for every module: parsed once per process.
+  static const std::vector<TopLevel> kModuleItems = parseSyntheticItems(moduleDeclarations() + reportFunction());
+  std::vector<TopLevel> items = kModuleItems;
   if (options.emitSiteTable) {
+    // Built as IR, not text: a large initializer would go through the (slow) grammar.
     std::string json = siteTableJson(module, result.sites);
-    std::string bytes;
-    bytes.reserve(json.size() * 4);
-    for (unsigned char c : json) {
-      bytes += std::to_string(c);
-      bytes += ',';
-    }
-    bytes += '0';
-    text += fmt::format(".weak .global .align 1 .b8 {}[{}] = {{{}}};\n", CUCATCH_SITES_SYMBOL, json.size() + 1, bytes);
+    VariableDecl table;
+    table.linkage = {".weak"};
+    table.space = ".global";
+    table.qualifiers = {DeclQualifier{".align", 1, {}}, DeclQualifier{".b8", std::nullopt, {}}};
+    Declarator d;
+    d.name = CUCATCH_SITES_SYMBOL;
+    d.dimensions.push_back(std::to_string(json.size() + 1));
+    Initializer init;
+    init.isList = true;
+    init.list.reserve(json.size() + 1);
+    for (unsigned char c : json) init.list.push_back(Initializer{std::to_string(c), {}, false});
+    init.list.push_back(Initializer{"0", {}, false});
+    d.initializer = std::move(init);
+    table.declarators.push_back(std::move(d));
+    items.insert(items.begin() + 2, std::move(table));
   }
-  text += reportFunction();
-  std::vector<TopLevel> items = parseSyntheticItems(text);
   module.items.insert(module.items.begin() + static_cast<long>(headerEnd(module)),
                       std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
   return result;

@@ -11,7 +11,7 @@ namespace abi = cucatch::abi;
 namespace {
 // Metadata of "no allocation known": base 0, size all of memory, live, untagged.
 constexpr const char* kUnknownSize = "0xFFFFFFFFFFFFFFFF";
-constexpr uint32_t kLiveMeta = abi::kBstLive << 8;
+constexpr uint32_t kLiveMeta = abi::kBstLive << 16;  // verdict 0, tag 0, state live
 }  // namespace
 
 std::string guardPrefix(const std::string& predicate, bool negated) {
@@ -73,16 +73,21 @@ std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, ui
 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
                          const std::string& g) {
-  // t0 tag, t1 untagged address, t2 first-level index / slot, t3 second-level table,
-  // t4 granule slot, t5 entry address; u0 BST index; q0 shadow walk, q1 direct tag.
+  // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
+  // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2..u4 decoded,
+  // u5 verdict; q0 shadow walk (tags 0..15), q1 direct index (tags 16..255), q2/q3 verdicts.
+  // The verdict (state and temporal tag) is decided here, once per base definition: pointer
+  // arithmetic never changes the tag, so every access through this base shares it.
   return fmt::format(
       "shr.u64 {t0}, {ptr}, {tagShift};\n"
       "and.b64 {t1}, {ptr}, {mask};\n"
       "shr.u64 {t2}, {t1}, {l1Shift};\n"
-      "setp.lt.u64 {q0}, {t2}, {l1Entries};\n"
-      "and.pred {q0}, {q0}, {on};\n"
       "setp.ge.u64 {q1}, {t0}, {directTag};\n"
       "and.pred {q1}, {q1}, {on};\n"
+      "setp.lt.u64 {q0}, {t2}, {l1Entries};\n"
+      "and.pred {q0}, {q0}, {on};\n"
+      "not.pred {q2}, {q1};\n"
+      "and.pred {q0}, {q0}, {q2};\n"
       "mov.u32 {u0}, 0;\n"
       "shl.b64 {t2}, {t2}, 3;\n"
       "add.s64 {t2}, {t2}, {l1};\n"
@@ -97,29 +102,49 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "add.s64 {t5}, {t5}, {bst};\n"
       "mov.u64 {t6}, 0;\n"
       "mov.u64 {t7}, {all};\n"
-      "mov.u32 {u1}, {live};\n"
+      "mov.u32 {u1}, {liveEntry};\n"
       "@{on} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
       "@{on} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
+      "and.b32 {u1}, {u1}, 65535;\n"
+      "cvt.u32.u64 {u2}, {t0};\n"
+      "and.b32 {u3}, {u1}, 255;\n"
+      "shr.u32 {u4}, {u1}, 8;\n"
+      "mov.u32 {u5}, 0;\n"
+      "setp.ne.u32 {q2}, {u2}, {u3};\n"
+      "setp.ge.u32 {q3}, {u2}, {firstTemporal};\n"
+      "and.pred {q2}, {q2}, {q3};\n"
+      "setp.le.u32 {q3}, {u2}, {lastTemporal};\n"
+      "and.pred {q2}, {q2}, {q3};\n"
+      "@{q2} mov.u32 {u5}, {tagMismatch};\n"
+      "setp.ne.u32 {q2}, {u4}, {live};\n"
+      "@{q2} mov.u32 {u5}, {useAfterFree};\n"
+      "shl.b32 {u1}, {u1}, 8;\n"
+      "or.b32 {u5}, {u5}, {u1};\n"
       "{g}mov.b64 {b}, {t6};\n"
       "{g}mov.b64 {s}, {t7};\n"
-      "{g}mov.b32 {m}, {u1};\n",
+      "{g}mov.b32 {m}, {u5};\n",
       fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)),
       fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)),
       fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)),
-      fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst),
-      fmt::arg("l1", r.shadowL1), fmt::arg("tagShift", abi::kTagShift),
-      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)), fmt::arg("l1Shift", abi::kShadowL1Shift),
-      fmt::arg("l1Entries", 1u << abi::kShadowL1Bits), fmt::arg("directTag", abi::kFirstDirectTag),
-      fmt::arg("granuleShift", abi::kShadowGranuleShift), fmt::arg("l2Mask", (1u << abi::kShadowL2Bits) - 1),
-      fmt::arg("entryBytes", abi::kBstEntryBytes), fmt::arg("metaOff", abi::kBstMetaOffset),
-      fmt::arg("all", kUnknownSize), fmt::arg("live", kLiveMeta), fmt::arg("b", to.base),
-      fmt::arg("s", to.size), fmt::arg("m", to.meta));
+      fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)), fmt::arg("u5", r.u(5)),
+      fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)),
+      fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
+      fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
+      fmt::arg("l1Shift", abi::kShadowL1Shift), fmt::arg("l1Entries", 1u << abi::kShadowL1Bits),
+      fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("granuleShift", abi::kShadowGranuleShift),
+      fmt::arg("l2Mask", (1u << abi::kShadowL2Bits) - 1), fmt::arg("entryBytes", abi::kBstEntryBytes),
+      fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("all", kUnknownSize),
+      fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("live", abi::kBstLive),
+      fmt::arg("firstTemporal", abi::kFirstTemporalTag), fmt::arg("lastTemporal", abi::kLastTemporalTag),
+      fmt::arg("tagMismatch", abi::kErrorTagMismatch), fmt::arg("useAfterFree", abi::kErrorUseAfterFree),
+      fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta));
 }
 
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated) {
-  // t0 untagged+offset (the address accessed), t1 distance from base, t2 last valid start,
-  // t3 pointer tag; u0 state, u1 entry tag, u2 pointer tag (32-bit); q0 violation.
+  // Fast path: t0 the address accessed, t1 its distance from the base, t2 the last valid
+  // start; q0 the violation (out of bounds, or the base's verdict). The pointer's tag is only
+  // decoded on the slow path, for the report.
   std::string s = fmt::format(
       "and.b64 {untagged}, {ptr}, {mask};\n"
       "add.s64 {t0}, {untagged}, {offset};\n"
@@ -128,50 +153,44 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       "setp.gt.u64 {q0}, {t1}, {t2};\n"
       "setp.lt.u64 {q1}, {size}, {accessSize};\n"
       "or.pred {q0}, {q0}, {q1};\n"
-      "shr.u32 {u0}, {meta}, 8;\n"
-      "and.b32 {u0}, {u0}, 255;\n"
-      "setp.ne.u32 {q1}, {u0}, {live};\n"
-      "or.pred {q0}, {q0}, {q1};\n"
-      "shr.u64 {t3}, {ptr}, {tagShift};\n"
-      "cvt.u32.u64 {u2}, {t3};\n"
-      "and.b32 {u1}, {meta}, 255;\n"
-      "setp.ne.u32 {q1}, {u2}, {u1};\n"
-      "setp.ge.u32 {q2}, {u2}, {firstTemporal};\n"
-      "and.pred {q1}, {q1}, {q2};\n"
-      "setp.le.u32 {q2}, {u2}, {lastTemporal};\n"
-      "and.pred {q1}, {q1}, {q2};\n"
+      "and.b32 {u0}, {meta}, 255;\n"
+      "setp.ne.u32 {q1}, {u0}, 0;\n"
       "or.pred {q0}, {q0}, {q1};\n",
       fmt::arg("untagged", c.untagged), fmt::arg("ptr", c.pointer),
       fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)), fmt::arg("offset", c.offset),
-      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)),
-      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
-      fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)), fmt::arg("base", m.base), fmt::arg("size", m.size),
-      fmt::arg("meta", m.meta), fmt::arg("accessSize", c.size), fmt::arg("live", abi::kBstLive),
-      fmt::arg("tagShift", abi::kTagShift), fmt::arg("firstTemporal", abi::kFirstTemporalTag),
-      fmt::arg("lastTemporal", abi::kLastTemporalTag));
+      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)),
+      fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size),
+      fmt::arg("meta", m.meta), fmt::arg("accessSize", c.size));
   if (!guardPredicate.empty()) {
     // A predicated-off access is not checked.
-    if (guardNegated) s += fmt::format("not.pred {q1}, {g};\nand.pred {q0}, {q0}, {q1};\n", fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("g", guardPredicate));
-    else s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
+    if (guardNegated)
+      s += fmt::format("not.pred {q1}, {g};\nand.pred {q0}, {q0}, {q1};\n", fmt::arg("q0", r.q(0)),
+                       fmt::arg("q1", r.q(1)), fmt::arg("g", guardPredicate));
+    else
+      s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
   }
   s += fmt::format(
       "@!{q0} bra.uni {ok};\n"
       "{{\n"
       ".param .b32 __cc_arg0;\n.param .b64 __cc_arg1;\n.param .b64 __cc_arg2;\n.param .b64 __cc_arg3;\n"
       ".param .b32 __cc_arg4;\n.param .b32 __cc_arg5;\n.param .b32 __cc_arg6;\n"
+      "shr.u64 {t3}, {ptr}, {tagShift};\n"
+      "cvt.u32.u64 {u1}, {t3};\n"
       "st.param.b32 [__cc_arg0], {site};\n"
       "st.param.b64 [__cc_arg1], {t0};\n"
       "st.param.b64 [__cc_arg2], {base};\n"
       "st.param.b64 [__cc_arg3], {size};\n"
       "st.param.b32 [__cc_arg4], {info};\n"
       "st.param.b32 [__cc_arg5], {meta};\n"
-      "st.param.b32 [__cc_arg6], {u2};\n"
+      "st.param.b32 [__cc_arg6], {u1};\n"
       "call.uni {report}, (__cc_arg0, __cc_arg1, __cc_arg2, __cc_arg3, __cc_arg4, __cc_arg5, __cc_arg6);\n"
       "}}\n"
       "{ok}:\n",
       fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("site", c.site), fmt::arg("t0", r.t(0)),
-      fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("info", (c.size << 8) | c.accessFlags),
-      fmt::arg("meta", m.meta), fmt::arg("u2", r.u(2)), fmt::arg("report", CUCATCH_REPORT_FUNCTION));
+      fmt::arg("t3", r.t(3)), fmt::arg("u1", r.u(1)), fmt::arg("ptr", c.pointer),
+      fmt::arg("tagShift", abi::kTagShift), fmt::arg("base", m.base), fmt::arg("size", m.size),
+      fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("meta", m.meta),
+      fmt::arg("report", CUCATCH_REPORT_FUNCTION));
   return s;
 }
 

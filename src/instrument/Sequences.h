@@ -11,7 +11,7 @@ namespace cucatch::instrument {
 
 // Registers holding one pointer's metadata, carried alongside the pointer.
 struct MetadataRegs {
-  std::string base, size, meta;  // .b64, .b64, .b32 (tag | state << 8)
+  std::string base, size, meta;  // .b64, .b64, .b32 (abi::MetadataWord)
 };
 
 // Per-function registers the sequences share: the runtime's tables and scratch.
@@ -20,7 +20,7 @@ struct FunctionRegs {
   std::string t(int i) const { return "%__cc_t" + std::to_string(i); }  // .b64 scratch
   std::string u(int i) const { return "%__cc_u" + std::to_string(i); }  // .b32 scratch
   std::string q(int i) const { return "%__cc_q" + std::to_string(i); }  // .pred scratch
-  static constexpr int kScratch64 = 8, kScratch32 = 6, kScratchPred = 6;
+  static constexpr int kScratch64 = 8, kScratch32 = 6, kScratchPred = 4;
 };
 
 // Guard of the instruction a sequence belongs to ("" when unguarded), e.g. "@%p1 " / "@!%p1 ".
@@ -40,7 +40,8 @@ std::string selectMetadata(const MetadataRegs& to, const MetadataRegs& a, const 
 std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size,
                            const std::string& guard);
 // READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
-// through the shadow map by untagged address; then load the BST entry.
+// through the shadow map by untagged address; then load the BST entry and decide the verdict
+// (freed allocation, temporal tag mismatch) that every access through this base will share.
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
                          const std::string& guard);
 

@@ -72,6 +72,13 @@ CUCATCH_CONST uint32_t kFlagContinue = 2; /* report and go on instead of trappin
 
 /* ---- error records ---------------------------------------------------------------------- */
 enum ErrorKind { kErrorOutOfBounds = 1, kErrorUseAfterFree = 2, kErrorTagMismatch = 3 };
+/* The metadata word carried with a pointer in instrumented code, and reported in
+ * ErrorRecord::meta: verdict | entry tag << 8 | entry state << 16. The verdict (0, or
+ * kErrorUseAfterFree / kErrorTagMismatch) is decided when the metadata is read; an access
+ * with a non-zero verdict, or out of [base, base + size), is a violation. */
+CUCATCH_CONST unsigned kMetaVerdictMask = 0xFF;
+CUCATCH_CONST unsigned kMetaTagShift = 8;
+CUCATCH_CONST unsigned kMetaStateShift = 16;
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2 };
 typedef struct ErrorBufferHeader {
   uint32_t count;     /* incremented atomically by every violation, even past capacity */
@@ -84,7 +91,7 @@ typedef struct ErrorRecord {
   uint64_t address;    /* untagged address accessed */
   uint64_t base;       /* metadata the access was checked against */
   uint64_t size;
-  uint32_t meta;       /* tag | state << 8 of the BST entry */
+  uint32_t meta;       /* the metadata word (see kMeta*) */
   uint32_t pointerTag; /* tag of the pointer used */
   uint32_t block[3];
   uint32_t thread[3];
