@@ -69,8 +69,10 @@ void printStats(const std::string& name, const cucatch::instrument::Stats& s) {
   size_t instrumented = 0, unchecked = 0;
   for (const auto& [k, n] : s.instrumented) instrumented += n;
   for (const auto& [k, n] : s.unchecked) unchecked += n;
-  fmt::print(stderr, "{}: {} accesses instrumented, {} left unchecked; {} metadata reads; {} accesses reached by several bases\n",
-             name, instrumented, unchecked, s.metadataReads, s.phiAccesses);
+  fmt::print(stderr,
+             "{}: {} accesses instrumented, {} left unchecked, {} proven in bounds statically; {} metadata reads; "
+             "{} accesses reached by several bases\n",
+             name, instrumented, unchecked, s.provenInBounds, s.metadataReads, s.phiAccesses);
   for (const auto& [k, n] : s.instrumented) fmt::print(stderr, "  instrumented {:>6}  {}\n", n, k);
   for (const auto& [k, n] : s.unchecked) fmt::print(stderr, "  unchecked    {:>6}  {}\n", n, k);
 }

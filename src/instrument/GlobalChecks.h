@@ -27,6 +27,7 @@ struct Site {
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
   std::map<std::string, size_t> unchecked;     // reason -> count
+  size_t provenInBounds = 0;  // [sym+off] accesses inside a module variable: no check needed
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t functions = 0;
