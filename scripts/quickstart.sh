@@ -4,9 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bash scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build
+bash scripts/build.sh
 nvcc=${CUCATCH_NVCC:-/usr/local/cuda/bin/nvcc}
 ptxas=$(dirname "$nvcc")/ptxas
 out=build/example
