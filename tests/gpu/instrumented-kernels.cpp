@@ -1,7 +1,8 @@
 // GPU test of the instrumented PTX alone, with no cucatch runtime: the module is JIT-loaded
 // through the driver API, and the test itself plays the runtime's part by filling the
-// module's __cucatch_state with a base & size table, a shadow map and an error buffer laid
-// out as src/runtime/cucatch_abi.h says. It checks that:
+// module's __cucatch_state with the base & size table and shadow map that the runtime's
+// host-side metadata (src/runtime/Metadata) builds, and an error buffer, laid out as
+// src/runtime/cucatch_abi.h says. It checks that:
 //   1. with the state left zero (no runtime), instrumented kernels run and compute exactly
 //      what they should;
 //   2. with metadata, in-bounds work reports nothing and computes the same;
@@ -21,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
+#include "runtime/Metadata.h"
 #include "runtime/cucatch_abi.h"
 
 namespace abi = cucatch::abi;
@@ -47,49 +51,43 @@ static int failures = 0;
     std::printf("\n");                                     \
   } while (0)
 
-struct Runtime {  // the smallest stand-in for the cucatch runtime
-  CUdeviceptr bst = 0, l1 = 0, zeroL2 = 0, l2 = 0, state = 0;
+// The smallest stand-in for the cucatch runtime: the host-side metadata of
+// src/runtime/Metadata (the runtime's own) uploaded the way the ABI lays it out.
+struct Runtime {
+  cucatch::runtime::Metadata meta;
+  CUdeviceptr bst = 0, l1 = 0, zeroL2 = 0, state = 0;
+  std::map<uint64_t, CUdeviceptr> l2;  // first-level slot -> its device table
   abi::ErrorBufferHeader* host = nullptr;
   CUdeviceptr errors = 0;
-  std::vector<abi::BstEntry> entries = std::vector<abi::BstEntry>(256);
   std::vector<uint64_t> l1Host = std::vector<uint64_t>(size_t(1) << abi::kShadowL1Bits);
+  static constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * 4;
 
   void init(CUmodule m) {
     size_t bytes = 0;
     CU(cuModuleGetGlobal(&state, &bytes, m, CUCATCH_STATE_SYMBOL));
     if (bytes != abi::kStateBytes) std::exit(3);
-    CU(cuMemAlloc(&bst, entries.size() * sizeof(abi::BstEntry)));
-    size_t l2Bytes = (size_t(1) << abi::kShadowL2Bits) * 4;
-    CU(cuMemAlloc(&zeroL2, l2Bytes));
-    CU(cuMemsetD8(zeroL2, 0, l2Bytes));
-    CU(cuMemAlloc(&l2, l2Bytes));
-    CU(cuMemsetD8(l2, 0, l2Bytes));
+    CU(cuMemAlloc(&bst, meta.bst().size() * sizeof(abi::BstEntry)));
+    CU(cuMemAlloc(&zeroL2, kL2Bytes));
+    CU(cuMemsetD8(zeroL2, 0, kL2Bytes));
     CU(cuMemAlloc(&l1, l1Host.size() * 8));
     for (auto& slot : l1Host) slot = zeroL2;  // the distinguished all-zero secondary
-    entries[0] = {0, UINT64_MAX, 0, abi::kBstLive, 0, 0, 0};  // unknown: everything passes
     size_t errBytes = abi::kErrorHeaderBytes + 16 * abi::kErrorRecordBytes;
     CU(cuMemHostAlloc(reinterpret_cast<void**>(&host), errBytes, CU_MEMHOSTALLOC_DEVICEMAP));
     std::memset(host, 0, errBytes);
     host->capacity = 16;
     CU(cuMemHostGetDevicePointer(&errors, host, 0));
   }
-  // Register [base, base+size) under BST index `index`, in the shadow map too.
-  void track(uint32_t index, CUdeviceptr base, uint64_t size, uint8_t tag) {
-    entries[index] = {base, size, tag, abi::kBstLive, 0, index, 0};
-    uint64_t first = base >> abi::kShadowGranuleShift, last = (base + size + 7) >> abi::kShadowGranuleShift;
-    std::vector<uint32_t> granules;
-    uint64_t slot = base >> abi::kShadowL1Shift;
-    l1Host[slot] = l2;  // one second-level table is enough for this test's allocations
-    uint64_t l2First = first & ((1u << abi::kShadowL2Bits) - 1);
-    granules.assign(last - first + 1, index);
-    CU(cuMemcpyHtoD(l2 + l2First * 4, granules.data(), granules.size() * 4));
-  }
   void publish(uint32_t flags) {
-    CU(cuMemcpyHtoD(bst, entries.data(), entries.size() * sizeof(abi::BstEntry)));
+    CU(cuMemcpyHtoD(bst, meta.bst().data(), meta.bst().size() * sizeof(abi::BstEntry)));
+    for (uint64_t slot : meta.shadow().takeDirty()) {
+      if (!l2.count(slot)) CU(cuMemAlloc(&l2[slot], kL2Bytes));
+      CU(cuMemcpyHtoD(l2[slot], meta.shadow().table(slot)->data(), kL2Bytes));
+      l1Host[slot] = l2[slot];
+    }
     CU(cuMemcpyHtoD(l1, l1Host.data(), l1Host.size() * 8));
     abi::ModuleState s{};
     s.bst = bst;
-    s.bstCapacity = entries.size();
+    s.bstCapacity = meta.bst().size();
     s.shadowL1 = l1;
     s.errorBuffer = errors;
     s.flags = flags;
@@ -153,10 +151,10 @@ int main(int argc, char** argv) {
 
   Runtime rt;
   rt.init(mod);
-  const uint8_t xTag = 16;  // direct BST index
-  rt.track(xTag, x, n * 4ull, xTag);
-  rt.track(17, y, n * 4ull, 0);  // untagged: found through the shadow map
-  uint64_t xTagged = x | (uint64_t(xTag) << abi::kTagShift);
+  uint64_t xTagged = rt.meta.onAllocate(x, n * 4ull, cucatch::runtime::MemoryKind::Device);
+  uint64_t yTagged = rt.meta.onAllocate(y, n * 4ull, cucatch::runtime::MemoryKind::Device);
+  const uint8_t xTag = cucatch::runtime::tagOf(xTagged);
+  // x goes in tagged (direct BST index); y untagged, so its metadata comes from the shadow map.
 
   // 2. In bounds, continue mode: silent and exact.
   rt.publish(abi::kFlagContinue);
@@ -186,14 +184,14 @@ int main(int argc, char** argv) {
          sawX ? "seen" : "MISSING", sawY ? "seen" : "MISSING");
 
   // 4. y freed: every access through it is a use-after-free.
-  rt.entries[17].state = abi::kBstFreed;
+  if (rt.meta.onFree(yTagged).status != cucatch::runtime::FreeStatus::Ok) std::exit(4);
   rt.publish(abi::kFlagContinue);
   reset();
   CU(saxpy(f, 256, 3.0f, xTagged, y));
   count = rt.host->count;
   bool uaf = count > 0 && (rt.record(0).meta & abi::kMetaVerdictMask) == abi::kErrorUseAfterFree;
   EXPECT(uaf, "use after free: %u reports, first verdict %u", count, count ? rt.record(0).meta & 0xff : 0);
-  rt.entries[17].state = abi::kBstLive;
+  rt.meta.onAllocate(y, n * 4ull, cucatch::runtime::MemoryKind::Device);  // y is live again
 
   // 5. Abort mode: the kernel traps; the record is in host memory all the same.
   rt.publish(0);

@@ -1,0 +1,221 @@
+#include "runtime/Metadata.h"
+
+#include <algorithm>
+
+namespace cucatch::runtime {
+
+// ----------------------------------------------------------------------------- shadow map
+
+void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
+  if (size == 0) return;
+  uint64_t first = untag(base) >> abi::kShadowGranuleShift;
+  uint64_t last = (untag(base) + size - 1) >> abi::kShadowGranuleShift;
+  for (uint64_t g = first; g <= last; ++g) {
+    uint64_t slot = g >> abi::kShadowL2Bits;
+    if (slot >= kL1Entries) return;  // beyond what the device walk covers
+    auto it = tables_.find(slot);
+    if (it == tables_.end()) {
+      if (index == 0) {  // unmapping something never mapped: nothing to do in this table
+        g = ((slot + 1) << abi::kShadowL2Bits) - 1;
+        continue;
+      }
+      it = tables_.emplace(slot, std::vector<uint32_t>(kL2Entries, 0)).first;
+    }
+    it->second[g & (kL2Entries - 1)] = index;
+    dirty_.insert(slot);
+  }
+}
+
+uint32_t ShadowMap::lookup(uint64_t address) const {
+  uint64_t g = untag(address) >> abi::kShadowGranuleShift;
+  auto it = tables_.find(g >> abi::kShadowL2Bits);
+  return it == tables_.end() ? 0 : it->second[g & (kL2Entries - 1)];
+}
+
+std::vector<uint64_t> ShadowMap::takeDirty() {
+  std::vector<uint64_t> out(dirty_.begin(), dirty_.end());
+  std::sort(out.begin(), out.end());
+  dirty_.clear();
+  return out;
+}
+
+const std::vector<uint32_t>* ShadowMap::table(uint64_t l1Slot) const {
+  auto it = tables_.find(l1Slot);
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
+// ----------------------------------------------------------------------------- allocations
+
+std::string_view memoryKindName(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::Device: return "device";
+    case MemoryKind::Pitched: return "pitched";
+    case MemoryKind::Managed: return "managed";
+    case MemoryKind::HostMapped: return "host-mapped";
+    case MemoryKind::StreamOrdered: return "stream-ordered";
+  }
+  return "?";
+}
+
+namespace {
+constexpr uint32_t kFirstIndirect = 256;
+// Freed direct indices wait until this many are queued before one is reused, so that a stale
+// direct-tagged pointer keeps naming its freed entry for a while.
+constexpr size_t kDirectQuarantine = 128;
+}  // namespace
+
+Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
+  config_.bstCapacity = std::max<uint32_t>(config_.bstCapacity, kFirstIndirect + 1);
+  bst_.assign(config_.bstCapacity, abi::BstEntry{});
+  // Entry 0: "unknown": everything passes. (A runtime that wants unknown pointers reported
+  // publishes size 0 here instead.)
+  setEntry(0, abi::BstEntry{0, UINT64_MAX, 0, abi::kBstLive, 0, 0, 0});
+  for (uint32_t i = 255; i >= abi::kFirstDirectTag; --i) freeDirect_.push_back(i);
+  for (uint32_t i = config_.bstCapacity - 1; i >= kFirstIndirect; --i) freeIndirect_.push_back(i);
+}
+
+void Metadata::setEntry(uint32_t index, const abi::BstEntry& e) {
+  bst_[index] = e;
+  dirtyEntries_.push_back(index);
+}
+
+std::vector<uint32_t> Metadata::takeDirtyEntries() {
+  std::vector<uint32_t> out;
+  out.swap(dirtyEntries_);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+uint32_t Metadata::takeIndex(bool direct) {
+  auto take = [&](std::vector<uint32_t>& fresh, std::deque<uint32_t>& quarantine, size_t keep) -> uint32_t {
+    if (!fresh.empty()) {
+      uint32_t i = fresh.back();
+      fresh.pop_back();
+      return i;
+    }
+    if (quarantine.size() > keep) {
+      uint32_t i = quarantine.front();
+      quarantine.pop_front();
+      // The freed allocation that held this index no longer maps to it.
+      if (auto it = indexToBase_.find(i); it != indexToBase_.end()) {
+        auto old = byBase_.find(it->second);
+        if (old != byBase_.end() && old->second.bstIndex == i) {
+          Allocation& a = old->second;
+          for (uint64_t g = a.base; g < a.base + a.size + config_.padding; g += ShadowMap::kGranule)
+            if (shadow_.lookup(g) == i) shadow_.map(g, 1, 0);
+          a.bstIndex = 0;
+        }
+      }
+      return i;
+    }
+    return 0;
+  };
+  return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine) : take(freeIndirect_, quarantineIndirect_, 0);
+}
+
+uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, std::vector<std::string> backtrace) {
+  base = untag(base);
+  // Host code reads managed and host-mapped memory through the same pointer: never tagged.
+  bool taggable = config_.tags && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped;
+  uint32_t index = taggable ? takeIndex(true) : 0;
+  uint8_t tag = static_cast<uint8_t>(index);
+  if (index == 0) {
+    index = takeIndex(false);
+    tag = 0;
+    if (index != 0 && taggable) {
+      // A temporal tag that differs from the one this entry last carried, so that stale
+      // pointers into its old allocation are told apart.
+      std::uniform_int_distribution<int> pick(abi::kFirstTemporalTag, abi::kLastTemporalTag);
+      do tag = static_cast<uint8_t>(pick(rng_));
+      while (tag == bst_[index].tag);
+    }
+  }
+  Allocation a;
+  a.id = nextId_++;
+  a.base = base;
+  a.size = size;
+  a.bstIndex = index;
+  a.tag = tag;
+  a.kind = kind;
+  a.allocatedAt = std::move(backtrace);
+  if (index != 0) {  // index 0: the table is full; the allocation goes untracked
+    setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});
+    indexToBase_[index] = base;
+    shadow_.map(base, size, index);
+    // Padding: a one-past-the-end pointer still finds its own allocation, unless the next
+    // granule belongs to a live allocation already.
+    for (uint64_t g = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
+         g < base + size + config_.padding; g += ShadowMap::kGranule) {
+      uint32_t other = shadow_.lookup(g);
+      if (other == 0 || bst_[other].state != abi::kBstLive) shadow_.map(g, 1, index);
+    }
+  }
+  idToBase_[a.id] = base;
+  byBase_[base] = std::move(a);
+  return tag ? withTag(base, tag) : base;
+}
+
+FreeResult Metadata::onFree(uint64_t pointer, std::vector<std::string> backtrace) {
+  FreeResult r;
+  r.base = untag(pointer);
+  auto it = byBase_.find(r.base);
+  if (it == byBase_.end()) {
+    r.status = FreeStatus::InvalidFree;
+    r.allocation = find(r.base);  // an interior pointer, or nothing at all
+    return r;
+  }
+  Allocation& a = it->second;
+  r.allocation = &a;
+  uint8_t tag = tagOf(pointer);
+  if (!a.live || (tag != 0 && tag != a.tag)) {
+    r.status = FreeStatus::DoubleFree;  // freed already, or a stale pointer from before
+    return r;
+  }
+  a.live = false;
+  a.freedAt = std::move(backtrace);
+  if (a.bstIndex != 0) {
+    abi::BstEntry e = bst_[a.bstIndex];
+    e.state = abi::kBstFreed;
+    setEntry(a.bstIndex, e);
+    (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
+  }
+  return r;
+}
+
+const Allocation* Metadata::find(uint64_t address) const {
+  address = untag(address);
+  auto it = byBase_.upper_bound(address);
+  if (it == byBase_.begin()) return nullptr;
+  --it;
+  return address < it->second.base + std::max<uint64_t>(it->second.size, 1) ? &it->second : nullptr;
+}
+
+const Allocation* Metadata::byId(uint64_t id) const {
+  auto it = idToBase_.find(id);
+  if (it == idToBase_.end()) return nullptr;
+  auto a = byBase_.find(it->second);
+  return a != byBase_.end() && a->second.id == id ? &a->second : nullptr;
+}
+
+std::vector<const Allocation*> Metadata::live() const {
+  std::vector<const Allocation*> out;
+  for (const auto& [base, a] : byBase_)
+    if (a.live) out.push_back(&a);
+  return out;
+}
+
+Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
+  uint8_t tag = tagOf(pointer);
+  uint64_t address = untag(pointer);
+  uint32_t index = 0;
+  if (tag >= abi::kFirstDirectTag) index = tag;
+  else if ((address >> abi::kShadowL1Shift) < ShadowMap::kL1Entries) index = shadow_.lookup(address);
+  abi::BstEntry e = bst_[index];
+  uint32_t verdict = 0;
+  if (tag >= abi::kFirstTemporalTag && tag <= abi::kLastTemporalTag && tag != e.tag) verdict = abi::kErrorTagMismatch;
+  if (e.state != abi::kBstLive) verdict = abi::kErrorUseAfterFree;
+  return {index, e, verdict};
+}
+
+}  // namespace cucatch::runtime

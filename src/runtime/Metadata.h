@@ -1,0 +1,126 @@
+// The runtime's host-side metadata: which allocations exist, the pointers (tags) handed out
+// for them, and the two device tables of cucatch_abi.h as host mirrors - the base & size
+// table and the two-level shadow map - ready to be uploaded before the next launch. No CUDA
+// here: the interposer (next) feeds it allocation events and copies the dirty parts to the
+// device. Layouts, tags and the shadow geometry come from cucatch_abi.h only.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/cucatch_abi.h"
+
+namespace cucatch::runtime {
+
+// ---- pointer tags -------------------------------------------------------------------------
+inline uint8_t tagOf(uint64_t p) { return static_cast<uint8_t>(p >> abi::kTagShift); }
+inline uint64_t untag(uint64_t p) { return p & abi::kAddressMask; }
+inline uint64_t withTag(uint64_t p, uint8_t tag) { return untag(p) | (uint64_t(tag) << abi::kTagShift); }
+
+// ---- shadow map ---------------------------------------------------------------------------
+// Host mirror of the two-level map: granule (32 B) -> BST index. Second-level tables exist
+// only where something was mapped; every other first-level slot is the shared zero table.
+class ShadowMap {
+ public:
+  static constexpr uint64_t kGranule = uint64_t(1) << abi::kShadowGranuleShift;
+  static constexpr uint64_t kL2Entries = uint64_t(1) << abi::kShadowL2Bits;
+  static constexpr uint64_t kL1Entries = uint64_t(1) << abi::kShadowL1Bits;
+
+  // Maps every granule that [base, base + size) touches to `index` (0 unmaps).
+  void map(uint64_t base, uint64_t size, uint32_t index);
+  // What the device walk finds for an untagged address: 0 when nothing is mapped there.
+  uint32_t lookup(uint64_t address) const;
+
+  // Second-level tables that changed since the last takeDirty(), by first-level slot.
+  std::vector<uint64_t> takeDirty();
+  const std::vector<uint32_t>* table(uint64_t l1Slot) const;
+  size_t tables() const { return tables_.size(); }
+
+ private:
+  std::unordered_map<uint64_t, std::vector<uint32_t>> tables_;
+  std::unordered_set<uint64_t> dirty_;
+};
+
+// ---- allocations --------------------------------------------------------------------------
+enum class MemoryKind { Device, Pitched, Managed, HostMapped, StreamOrdered };
+std::string_view memoryKindName(MemoryKind k);
+
+struct Allocation {
+  uint64_t id = 0;       // also BstEntry::allocationId (low 32 bits)
+  uint64_t base = 0;     // untagged
+  uint64_t size = 0;
+  uint32_t bstIndex = 0;
+  uint8_t tag = 0;       // the tag in the pointer handed out (0: untagged)
+  MemoryKind kind = MemoryKind::Device;
+  bool live = true;
+  std::vector<std::string> allocatedAt, freedAt;  // host backtraces, innermost first
+};
+
+struct MetadataConfig {
+  bool tags = true;            // CUCATCH_TAGS: hand out tagged pointers
+  uint32_t bstCapacity = 1u << 16;
+  uint64_t padding = 32;       // bytes mapped past the end, so one-past-the-end maps home
+  uint64_t seed = 0x5eed;      // temporal tags
+};
+
+enum class FreeStatus { Ok, DoubleFree, InvalidFree };
+struct FreeResult {
+  FreeStatus status = FreeStatus::Ok;
+  const Allocation* allocation = nullptr;  // the allocation freed, or freed before
+  uint64_t base = 0;                       // untagged base to hand to the real free
+};
+
+class Metadata {
+ public:
+  explicit Metadata(MetadataConfig config = {});
+
+  // Records an allocation made by the driver; returns the pointer to give the program.
+  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, std::vector<std::string> backtrace = {});
+  // Records a free of `pointer` (possibly tagged).
+  FreeResult onFree(uint64_t pointer, std::vector<std::string> backtrace = {});
+
+  // The allocation an untagged address falls in (live, or freed and not yet reused).
+  const Allocation* find(uint64_t address) const;
+  const Allocation* byId(uint64_t id) const;
+  std::vector<const Allocation*> live() const;
+
+  // The BST as the device sees it, and the entries changed since the last takeDirty().
+  const std::vector<abi::BstEntry>& bst() const { return bst_; }
+  std::vector<uint32_t> takeDirtyEntries();
+  ShadowMap& shadow() { return shadow_; }
+  const ShadowMap& shadow() const { return shadow_; }
+
+  // Exactly what READMETADATA computes on the device for `pointer` (the verdict included):
+  // the cross-check between this mirror and the emitted PTX.
+  struct DeviceView {
+    uint32_t index;
+    abi::BstEntry entry;
+    uint32_t verdict;  // 0, abi::kErrorUseAfterFree or abi::kErrorTagMismatch
+  };
+  DeviceView deviceView(uint64_t pointer) const;
+
+ private:
+  uint32_t takeIndex(bool direct);
+  void setEntry(uint32_t index, const abi::BstEntry& e);
+
+  MetadataConfig config_;
+  std::vector<abi::BstEntry> bst_;
+  std::vector<uint32_t> dirtyEntries_;
+  ShadowMap shadow_;
+  std::map<uint64_t, Allocation> byBase_;                  // untagged base -> newest allocation there
+  std::unordered_map<uint64_t, uint64_t> idToBase_;
+  std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
+  std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
+  std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
+  std::mt19937_64 rng_;
+  uint64_t nextId_ = 1;
+};
+
+}  // namespace cucatch::runtime

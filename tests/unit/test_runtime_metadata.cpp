@@ -1,0 +1,180 @@
+// The runtime's host-side metadata: tags handed out, BST entries, the shadow map, and what
+// the device's READMETADATA would find (deviceView mirrors the emitted PTX), without a GPU.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "runtime/Metadata.h"
+
+using namespace cucatch::runtime;
+namespace abi = cucatch::abi;
+
+namespace {
+constexpr uint64_t kMB = 1 << 20;
+uint64_t deviceAddress(int i) { return 0x7f5b67e00000ull + uint64_t(i) * 4 * kMB; }
+}  // namespace
+
+TEST_CASE("the first allocations get direct tags: the tag is the BST index", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  CHECK(untag(p) == deviceAddress(0));
+  CHECK(tagOf(p) == abi::kFirstDirectTag);
+  auto v = m.deviceView(p + 100);
+  CHECK(v.index == tagOf(p));
+  CHECK(v.entry.base == deviceAddress(0));
+  CHECK(v.entry.size == 1024);
+  CHECK(v.verdict == 0);
+  // An untagged pointer to the same memory finds it through the shadow map.
+  CHECK(m.deviceView(deviceAddress(0) + 1000).index == tagOf(p));
+}
+
+TEST_CASE("tags off, managed and host-mapped memory: untagged pointers found by address", "[runtime]") {
+  Metadata off(MetadataConfig{.tags = false});
+  uint64_t p = off.onAllocate(deviceAddress(0), 4096, MemoryKind::Device);
+  CHECK(tagOf(p) == 0);
+  CHECK(off.deviceView(p + 4095).entry.base == deviceAddress(0));
+
+  Metadata m;
+  uint64_t managed = m.onAllocate(deviceAddress(1), 4096, MemoryKind::Managed);
+  uint64_t mapped = m.onAllocate(deviceAddress(2), 4096, MemoryKind::HostMapped);
+  CHECK(tagOf(managed) == 0);
+  CHECK(tagOf(mapped) == 0);
+  CHECK(m.deviceView(managed + 8).entry.size == 4096);
+  CHECK(m.deviceView(mapped).entry.base == deviceAddress(2));
+}
+
+TEST_CASE("unknown memory is entry 0: everything passes", "[runtime]") {
+  Metadata m;
+  auto v = m.deviceView(0x1234567000ull);
+  CHECK(v.index == 0);
+  CHECK(v.entry.size == UINT64_MAX);
+  CHECK(v.verdict == 0);
+  // Addresses beyond what the first level covers are unknown too, not a crash.
+  CHECK(m.deviceView(0x00F0000000000000ull).index == 0);
+}
+
+TEST_CASE("one past the end maps to its own allocation; the granule after does not", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device, {});
+  uint64_t untagged = untag(p);
+  CHECK(m.deviceView(untagged + 1024).index == tagOf(p));
+  CHECK(m.deviceView(untagged + 1024 + 64).index == 0);
+}
+
+TEST_CASE("more live allocations than direct tags: temporal tags through the shadow map", "[runtime]") {
+  Metadata m;
+  std::vector<uint64_t> ptrs;
+  for (int i = 0; i < 1000; ++i) ptrs.push_back(m.onAllocate(deviceAddress(i), 512 + i, MemoryKind::Device));
+  int direct = 0, temporal = 0;
+  for (int i = 0; i < 1000; ++i) {
+    uint8_t t = tagOf(ptrs[i]);
+    if (t >= abi::kFirstDirectTag) ++direct;
+    else if (t >= abi::kFirstTemporalTag && t <= abi::kLastTemporalTag) ++temporal;
+    auto v = m.deviceView(ptrs[i] + 17);
+    REQUIRE(v.entry.base == deviceAddress(i));
+    REQUIRE(v.entry.size == uint64_t(512 + i));
+    REQUIRE(v.verdict == 0);
+  }
+  CHECK(direct == 240);
+  CHECK(temporal == 760);
+  CHECK(m.live().size() == 1000);
+}
+
+TEST_CASE("use after free: the freed entry keeps its bounds and says freed", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 256, MemoryKind::Device, {"alloc_site"});
+  auto r = m.onFree(p, {"free_site"});
+  REQUIRE(r.status == FreeStatus::Ok);
+  CHECK(r.base == deviceAddress(0));
+  auto v = m.deviceView(p + 4);
+  CHECK(v.entry.base == deviceAddress(0));
+  CHECK(v.verdict == abi::kErrorUseAfterFree);
+  const Allocation* a = m.find(deviceAddress(0) + 4);
+  REQUIRE(a);
+  CHECK_FALSE(a->live);
+  CHECK(a->allocatedAt == std::vector<std::string>{"alloc_site"});
+  CHECK(a->freedAt == std::vector<std::string>{"free_site"});
+}
+
+TEST_CASE("a stale temporal-tagged pointer into reallocated memory is a tag mismatch", "[runtime]") {
+  Metadata m;
+  for (int i = 0; i < 240; ++i) m.onAllocate(deviceAddress(100 + i), 64, MemoryKind::Device);  // use up direct tags
+  uint64_t old = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  REQUIRE(tagOf(old) <= abi::kLastTemporalTag);
+  REQUIRE(m.onFree(old).status == FreeStatus::Ok);
+  uint64_t fresh = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  REQUIRE(untag(fresh) == untag(old));
+  CHECK(tagOf(fresh) != tagOf(old));
+  CHECK(m.deviceView(fresh).verdict == 0);
+  CHECK(m.deviceView(old + 8).verdict == abi::kErrorTagMismatch);
+}
+
+TEST_CASE("double free and invalid free are told apart", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 4096, MemoryKind::Device, {"a"});
+  CHECK(m.onFree(p, {"f1"}).status == FreeStatus::Ok);
+  auto again = m.onFree(p, {"f2"});
+  CHECK(again.status == FreeStatus::DoubleFree);
+  REQUIRE(again.allocation);
+  CHECK(again.allocation->freedAt == std::vector<std::string>{"f1"});
+
+  uint64_t q = m.onAllocate(deviceAddress(1), 4096, MemoryKind::Device);
+  auto interior = m.onFree(q + 16);
+  CHECK(interior.status == FreeStatus::InvalidFree);
+  CHECK(interior.allocation == m.find(untag(q)));
+  auto unknown = m.onFree(0x1000);
+  CHECK(unknown.status == FreeStatus::InvalidFree);
+  CHECK(unknown.allocation == nullptr);
+}
+
+TEST_CASE("dirty tracking: what changed since the last upload", "[runtime]") {
+  Metadata m;
+  m.takeDirtyEntries();
+  m.shadow().takeDirty();
+  uint64_t p = m.onAllocate(deviceAddress(0), 64, MemoryKind::Device);
+  CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
+  CHECK(m.shadow().takeDirty() == std::vector<uint64_t>{deviceAddress(0) >> abi::kShadowL1Shift});
+  CHECK(m.takeDirtyEntries().empty());
+  m.onFree(p);
+  CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
+}
+
+TEST_CASE("a full table leaves new allocations untracked and untagged, not broken", "[runtime]") {
+  Metadata m(MetadataConfig{.bstCapacity = 300});
+  std::vector<uint64_t> ptrs;
+  for (int i = 0; i < 400; ++i) ptrs.push_back(m.onAllocate(deviceAddress(i), 128, MemoryKind::Device));
+  // 240 direct + 44 indirect (256..299) tracked; the rest pass as unknown.
+  CHECK(m.deviceView(ptrs[399]).index == 0);
+  CHECK(tagOf(ptrs[399]) == 0);
+  CHECK(m.deviceView(ptrs[0]).verdict == 0);
+}
+
+TEST_CASE("random allocation and free sequences agree with a simple model", "[runtime]") {
+  Metadata m(MetadataConfig{.bstCapacity = 2048});
+  std::mt19937 rng(7);
+  struct Live { uint64_t ptr, base, size; };
+  std::vector<Live> live;
+  int slot = 0;
+  for (int step = 0; step < 5000; ++step) {
+    if (live.empty() || rng() % 3) {
+      // Like a real allocator: an address is handed out again only once it was freed.
+      uint64_t base;
+      do base = deviceAddress(slot++ % 3000);
+      while (std::any_of(live.begin(), live.end(), [&](const Live& l) { return l.base == base; }));
+      uint64_t size = 32 + rng() % 100000;
+      live.push_back({m.onAllocate(base, size, MemoryKind::Device), base, size});
+    } else {
+      size_t k = rng() % live.size();
+      REQUIRE(m.onFree(live[k].ptr).status == FreeStatus::Ok);
+      live.erase(live.begin() + k);
+    }
+    if (step % 97 == 0)
+      for (const auto& l : live) {
+        auto v = m.deviceView(l.ptr + l.size - 1);
+        REQUIRE(v.entry.base == l.base);
+        REQUIRE(v.entry.size == l.size);
+        REQUIRE(v.verdict == 0);
+      }
+  }
+}
