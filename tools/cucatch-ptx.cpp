@@ -1,6 +1,6 @@
 // cucatch-ptx: the PTX rewriter on its own, for compiler engineers and tests.
 //
-//   cucatch-ptx [--mode=none|check] [--stats] IN.ptx -o OUT.ptx   ('-' for stdin / stdout)
+//   cucatch-ptx [--mode=check|none] [--stats] IN.ptx -o OUT.ptx   ('-' for stdin / stdout)
 //
 // Exit codes: 0 success; 2 the input could not be read or is not valid PTX (diagnostics on
 // stderr as file:line:col: error: ..., and no output file is written); 1 the output could
@@ -82,13 +82,13 @@ void printStats(const std::string& name, const cucatch::instrument::Stats& s) {
 int main(int argc, char** argv) {
   CLI::App app{"cucatch-ptx: instrument a PTX module for memory-safety checking"};
   std::string input, output;
-  std::string mode = "none";
+  std::string mode = "check";
   bool stats = false;
   app.add_option("input", input, "input PTX file ('-' for stdin)")->required();
   app.add_option("-o,--output", output, "output PTX file ('-' for stdout)")->required();
   app.add_option("--mode", mode,
-                 "none: parse and print the module unchanged (round trip); "
-                 "check: instrument global and generic accesses (Shadow TBB)")
+                 "check (default): instrument global and generic accesses (Shadow TBB); "
+                 "none: parse and print the module unchanged (round trip)")
       ->check(CLI::IsMember({"none", "check"}));
   app.add_flag("--stats", stats,
                "print to stderr how many accesses were instrumented, by space and kind, and "

@@ -258,13 +258,14 @@ Result instrumentGlobalAccesses(Module& module, const Options& options) {
     if (!f->hasBody) continue;
     FunctionInstrumenter(*f, symbols, result, nextSite, nextLabel).run();
   }
-  if (result.sites.empty()) return result;
-
-  // Module level: state and marker, the report function, the site table.
-  // The same for every module: parsed once per process.
-  static const std::vector<TopLevel> kModuleItems = parseSyntheticItems(moduleDeclarations() + reportFunction());
-  std::vector<TopLevel> items = kModuleItems;
-  if (options.emitSiteTable) {
+  // Module level: the state symbol and ABI marker always (the runtime recognises an
+  // instrumented module by them); the report function and site table when anything is checked.
+  // Both are the same for every module: parsed once per process.
+  static const std::vector<TopLevel> kDeclarations = parseSyntheticItems(moduleDeclarations());
+  static const std::vector<TopLevel> kReport = parseSyntheticItems(reportFunction());
+  std::vector<TopLevel> items = kDeclarations;
+  if (!result.sites.empty()) items.insert(items.end(), kReport.begin(), kReport.end());
+  if (options.emitSiteTable && !result.sites.empty()) {
     // Built as IR, not text: a large initializer would go through the (slow) grammar.
     std::string json = siteTableJson(module, result.sites);
     VariableDecl table;

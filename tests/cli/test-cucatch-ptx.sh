@@ -21,8 +21,12 @@ cat > "$tmp/good.ptx" <<'PTX'
 PTX
 "$tool" --mode=none "$tmp/good.ptx" -o "$tmp/out.ptx"; rc=$?
 check "file to file exits 0" '[ $rc -eq 0 ] && [ -s "$tmp/out.ptx" ]'
-"$tool" - -o - < "$tmp/good.ptx" > "$tmp/pipe.ptx"; rc=$?
+"$tool" --mode=none - -o - < "$tmp/good.ptx" > "$tmp/pipe.ptx"; rc=$?
 check "stdin to stdout exits 0 and prints the same as file mode" '[ $rc -eq 0 ] && cmp -s "$tmp/pipe.ptx" "$tmp/out.ptx"'
+"$tool" "$tmp/good.ptx" -o "$tmp/checked.ptx"; rc=$?
+check "the default mode instruments" '[ $rc -eq 0 ] && grep -q __cucatch_state "$tmp/checked.ptx"'
+"$tool" "$tmp/checked.ptx" -o "$tmp/twice.ptx" 2> "$tmp/err"; rc=$?
+check "an instrumented module is refused, with a message" '[ $rc -eq 2 ] && grep -q "already instrumented" "$tmp/err" && [ ! -e "$tmp/twice.ptx" ]'
 
 printf '.version 8.0\n.target sm_80\n.entry k()\n{\n\tld.global.u32 %%r1 [%%rd1];\n}\n' > "$tmp/bad.ptx"
 "$tool" "$tmp/bad.ptx" -o "$tmp/bad.out" 2> "$tmp/err"; rc=$?
@@ -37,5 +41,5 @@ check "unknown mode is refused" '[ $rc -ne 0 ] && [ ! -e "$tmp/x.ptx" ]'
 "$tool" "$tmp/good.ptx" -o "$tmp/nodir/x.ptx" 2> "$tmp/err"; rc=$?
 check "unwritable output exits 1" '[ $rc -eq 1 ] && grep -q "cannot write" "$tmp/err"'
 
-echo "$(( 8 - fails )) passed, $fails failed"
+echo "$(( 10 - fails )) passed, $fails failed"
 [ $fails -eq 0 ]
