@@ -165,7 +165,10 @@ void PointerAnalysis::classify(const Function& f, const std::unordered_map<std::
         if (std::string src = regOperand(1); !src.empty()) {
           d.kind = DefKind::Derived;
           d.sources = {src};
-          if (op == "cvta") d.space = cvtaSpace(*in);
+          if (op == "cvta") {
+            d.space = cvtaSpace(*in);
+            d.spaceFromCvta = true;
+          }
         } else if (std::string sym = symbolOperand(1); !sym.empty()) {
           d.kind = DefKind::Base;
           d.origin = BaseOrigin::Symbol;
@@ -237,33 +240,26 @@ void PointerAnalysis::classify(const Function& f, const std::unordered_map<std::
   }
 
   // Phase 3: known spaces flow along derivations (fixpoint over register joins).
-  std::unordered_map<std::string, Space> regSpace;
   for (bool changed = true; changed;) {
     changed = false;
     std::unordered_map<std::string, Space> next;
     for (auto& d : defs_) {
-      if (d.kind == DefKind::Derived && !(std::get_if<Instruction>(&f.body[d.statement])->opcode == "cvta")) {
-        auto it = regSpace.find(d.sources[0]);
-        d.space = it == regSpace.end() ? Space::Generic : it->second;
+      if (d.kind == DefKind::Derived && !d.spaceFromCvta) {
+        auto it = regSpace_.find(d.sources[0]);
+        d.space = it == regSpace_.end() ? Space::Generic : it->second;
       }
       Space s = d.kind == DefKind::Integer ? Space::Generic : d.space;
       auto [it, fresh] = next.emplace(d.reg, s);
       if (!fresh && it->second != s) it->second = Space::Generic;
     }
-    if (next != regSpace) {
-      regSpace = std::move(next);
+    if (next != regSpace_) {
+      regSpace_ = std::move(next);
       changed = true;
     }
   }
 }
 
 void PointerAnalysis::findAccesses(const Function& f) {
-  std::unordered_map<std::string, Space> regSpace;
-  for (const auto& d : defs_) {
-    Space s = d.kind == DefKind::Integer ? Space::Generic : d.space;
-    auto [it, fresh] = regSpace.emplace(d.reg, s);
-    if (!fresh && it->second != s) it->second = Space::Generic;
-  }
   for (size_t i = 0; i < f.body.size(); ++i) {
     auto* in = std::get_if<Instruction>(&f.body[i]);
     if (!in) continue;
@@ -277,8 +273,8 @@ void PointerAnalysis::findAccesses(const Function& f) {
       if (a.kind == OperandKind::Address && a.extra.empty() && !a.text.empty()) {
         if (regs_.isRegister(a.text)) {
           site.addressRegister = a.text;
-          auto it = regSpace.find(a.text);
-          site.pointerSpace = it == regSpace.end() ? Space::Generic : it->second;
+          auto it = regSpace_.find(a.text);
+          site.pointerSpace = it == regSpace_.end() ? Space::Generic : it->second;
         } else {
           site.addressSymbol = a.text;
         }
@@ -288,17 +284,23 @@ void PointerAnalysis::findAccesses(const Function& f) {
   }
 }
 
-void PointerAnalysis::computeRelevance() {
-  for (const auto& a : accesses_)
-    if (!a.addressRegister.empty() && regs_.is64Bit(a.addressRegister)) relevant_.insert(a.addressRegister);
+std::unordered_set<std::string> PointerAnalysis::withSources(std::unordered_set<std::string> roots) const {
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& d : defs_) {
-      if (!relevant_.count(d.reg)) continue;
+      if (!roots.count(d.reg)) continue;
       for (const auto& s : d.sources)
-        if (!s.empty() && relevant_.insert(s).second) changed = true;
+        if (!s.empty() && roots.insert(s).second) changed = true;
     }
   }
+  return roots;
+}
+
+void PointerAnalysis::computeRelevance() {
+  std::unordered_set<std::string> addresses;
+  for (const auto& a : accesses_)
+    if (!a.addressRegister.empty() && regs_.is64Bit(a.addressRegister)) addresses.insert(a.addressRegister);
+  relevant_ = withSources(std::move(addresses));
 }
 
 void PointerAnalysis::computeReaching(const Function& f, const CFG& cfg) {

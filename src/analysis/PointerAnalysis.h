@@ -57,6 +57,7 @@ struct PointerDef {
   BaseOrigin origin = BaseOrigin::None;
   std::vector<std::string> sources;  // Derived: {source}; Select: {a, b} (registers or "")
   ptx::Space space = ptx::Space::Generic;  // what the pointer is known to point into
+  bool spaceFromCvta = false;              // `space` was set by a cvta, not inherited
   std::string symbol;                      // origin Symbol: its name
 };
 
@@ -78,8 +79,10 @@ class PointerAnalysis {
   const RegisterFile& registers() const { return regs_; }
   const std::vector<PointerDef>& defs() const { return defs_; }
   const std::vector<AccessSite>& accesses() const { return accesses_; }
-  // Registers whose metadata some checked access needs.
+  // Registers whose metadata some access needs.
   const std::unordered_set<std::string>& relevant() const { return relevant_; }
+  // `roots` and every register their Derived/Select definitions read, transitively.
+  std::unordered_set<std::string> withSources(std::unordered_set<std::string> roots) const;
   // Definitions made by one statement (indices into defs()).
   std::vector<size_t> defsAt(size_t statement) const;
 
@@ -91,6 +94,7 @@ class PointerAnalysis {
 
   RegisterFile regs_;
   std::vector<PointerDef> defs_;
+  std::unordered_map<std::string, ptx::Space> regSpace_;  // join of the spaces of a register's definitions
   std::unordered_map<size_t, std::vector<size_t>> defsAtStatement_;
   std::vector<AccessSite> accesses_;
   std::unordered_set<std::string> relevant_;

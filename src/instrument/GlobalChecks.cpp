@@ -86,13 +86,7 @@ class FunctionInstrumenter {
       if (a.reachingDefs.size() > 1) ++result_.stats.phiAccesses;
     }
     if (checked.empty()) return;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (const auto& d : pa.defs())
-        if (relevant.count(d.reg))
-          for (const auto& s : d.sources)
-            if (!s.empty() && relevant.insert(s).second) changed = true;
-    }
+    relevant = pa.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
     // In a fixed order, so that the output does not depend on hashing.
     std::vector<std::string> ordered(relevant.begin(), relevant.end());
