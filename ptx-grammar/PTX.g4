@@ -138,8 +138,12 @@ locDirective
     : LOC INT INT INT? (',' locAttribute)*
     ;
 
+// Exactly the two attribute shapes PTX defines. `.loc` has no terminator, so a looser rule
+// would run on into the next line: `inlined_at 1 14 3` followed by `isspacep.global %p4, %rd1;`
+// would read as an attribute word and a `.global` declaration.
 locAttribute
-    : ID (ID ('+' INT)? | INT)*
+    : ID ID ('+' INT)?          // function_name $L__info_string0
+    | ID INT INT INT?           // inlined_at 1 14 3
     ;
 
 instruction

@@ -1069,14 +1069,18 @@ class ModuleReader {
       l.column = column;
       ++i;
     }
-    while (i < n) {  // , word {word}
-      if (toks_[i].type != PTXLexer::COMMA || i + 1 >= n || toks_[i + 1].type != PTXLexer::ID) return false;
+    while (i < n) {  // , name ID  |  , name INT INT [INT]   (as locAttribute in the grammar)
+      if (toks_[i].type != PTXLexer::COMMA || i + 2 >= n || toks_[i + 1].type != PTXLexer::ID) return false;
       std::string attribute(toks_[i + 1].text);
-      for (i += 2; i < n && (toks_[i].type == PTXLexer::ID || toks_[i].type == PTXLexer::INT); ++i) {
-        if (toks_[i].unsure) return false;
+      size_t words = toks_[i + 2].type == PTXLexer::ID ? 1 : (i + 4 < n && toks_[i + 4].type == PTXLexer::INT) ? 3 : 2;
+      for (size_t k = 0; k < words; ++k) {
+        if (i + 2 + k >= n) return false;
+        const FastToken& w = toks_[i + 2 + k];
+        if (w.unsure || w.type != (words == 1 ? PTXLexer::ID : PTXLexer::INT)) return false;
         attribute += ' ';
-        attribute += toks_[i].text;
+        attribute += w.text;
       }
+      i += 2 + words;
       l.attributes.push_back(std::move(attribute));
     }
     return true;
