@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 template <typename T, int N>
 __global__ void scale_unrolled(T* data, T factor, int n) {
   int base = (blockIdx.x * blockDim.x + threadIdx.x) * N;

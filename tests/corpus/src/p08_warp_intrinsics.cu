@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void warp_ops(const int* in, int* out) {
   int v = in[threadIdx.x];
   unsigned ballot = __ballot_sync(0xffffffffu, v > 0);

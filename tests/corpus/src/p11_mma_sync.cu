@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void mma_m16n8k16(const unsigned* a, const unsigned* b, float* c) {
 #if __CUDA_ARCH__ >= 800
   unsigned a0 = a[threadIdx.x * 4], a1 = a[threadIdx.x * 4 + 1], a2 = a[threadIdx.x * 4 + 2], a3 = a[threadIdx.x * 4 + 3];

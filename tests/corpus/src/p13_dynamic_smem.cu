@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 extern __shared__ float dyn[];
 __global__ void reverse_block(float* d, int n) {
   int t = threadIdx.x;

@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 #define TILE 32
 __global__ void transpose(const float* in, float* out, int w, int h) {
   __shared__ float tile[TILE][TILE + 1];

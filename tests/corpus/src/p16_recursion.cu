@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __device__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 __device__ int depth(const int* tree, int node) {
   if (node < 0) return 0;

@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void per_thread_buffers(int* out, int n) {
   int* buf = (int*)malloc(n * sizeof(int));
   if (!buf) { out[threadIdx.x] = -1; return; }

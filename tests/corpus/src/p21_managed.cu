@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __managed__ int managed_counter;
 __managed__ float managed_array[256];
 __global__ void bump(int n) {

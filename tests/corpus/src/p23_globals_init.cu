@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __device__ int table_a[4] = {10, 20, 30, 40};
 __device__ int table_b[3] = {-1, -2, -3};
 __device__ int* tables[2] = {table_a, table_b};

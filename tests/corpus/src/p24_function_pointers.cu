@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 typedef float (*unary_fn)(float);
 __device__ float twice(float x) { return 2 * x; }
 __device__ float negate(float x) { return -x; }

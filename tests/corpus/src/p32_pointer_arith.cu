@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void walk(const float* base, float* out, int stride, int n) {
   const float* p = base + blockIdx.x * stride;
   const float* end = p + n;

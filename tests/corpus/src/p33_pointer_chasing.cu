@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 struct Node { int value; Node* next; };
 __global__ void chase(Node* const* heads, int* out, int hops) {
   Node* n = heads[blockIdx.x * blockDim.x + threadIdx.x];

@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void vec4(const float4* a, float4* b, const int2* c, int2* d, const double2* e, double2* f, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;

@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void stencil2d(const float* in, float* out, int w, int h) {
   __shared__ float s[18][18];
   int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;

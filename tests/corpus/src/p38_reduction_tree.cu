@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 template <unsigned BS>
 __device__ void warp_tail(volatile float* s, unsigned t) {
   if (BS >= 64) s[t] += s[t + 32];

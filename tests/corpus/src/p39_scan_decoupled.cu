@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __device__ unsigned flags[1024];
 __device__ int partials[1024];
 __global__ void chained_scan(const int* in, int* out, int n) {

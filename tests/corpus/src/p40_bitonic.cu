@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void bitonic_step(unsigned* d, int j, int k) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x, ixj = i ^ j;
   if (ixj > i) {

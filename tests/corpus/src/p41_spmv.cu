@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void csr_spmv(const int* rowptr, const int* cols, const double* vals, const double* x, double* y, int rows) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= rows) return;

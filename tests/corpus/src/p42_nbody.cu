@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 __global__ void nbody(const float4* pos, float4* acc, int n, float eps) {
   extern __shared__ float4 tile[];
   int i = blockIdx.x * blockDim.x + threadIdx.x;

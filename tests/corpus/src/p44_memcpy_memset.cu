@@ -1,4 +1,7 @@
-#include <cstring>
+// corpus-nvrtc: 124 118
+#ifndef __CUDACC_RTC__
+#include <cstring>   // NVRTC declares memcpy/memset itself
+#endif
 struct Big { int v[37]; };
 __global__ void copy_structs(const Big* in, Big* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

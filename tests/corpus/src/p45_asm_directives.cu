@@ -1,3 +1,4 @@
+// corpus-nvrtc: 124 118
 // PTX constructs nvcc only writes when asked through inline asm: an indirect branch through a
 // label table, scoped cache qualifiers, cache policies, the dynamic shared memory size.
 __global__ void asm_directives(const float* in, float* out, int sel) {
