@@ -671,6 +671,8 @@ class ModuleReader {
         readSection(m);
       } else if (startsFunction()) {
         readFunction(m);
+      } else if (isLinkage(t.type) || isStateSpace(t.type)) {
+        readTopLevelDeclaration(m);
       } else {
         readOtherTopLevel(m);
       }
@@ -920,8 +922,52 @@ class ModuleReader {
   // `name[N]`, `name[]` (no initializers: those go to the grammar).
   bool fastDeclaration(VariableDecl& v) {
     size_t i = 0;
-    return toks_.back().type == PTXLexer::SEMI && fastDeclarationAt(i, v, /*oneDeclarator=*/false) &&
-           i == toks_.size() - 1;
+    if (toks_.empty() || toks_.back().type != PTXLexer::SEMI) return false;
+    while (isLinkage(toks_[i].type)) v.linkage.emplace_back(toks_[i++].text);
+    if (!isStateSpace(toks_[i].type)) return false;
+    return fastDeclarationAt(i, v, /*oneDeclarator=*/false) && i == toks_.size() - 1;
+  }
+
+  // A module-level variable (nvcc writes many, with long byte-string initializers): the fast
+  // path when plain, else the grammar, one declaration at a time.
+  void readTopLevelDeclaration(Module& m) {
+    collectStatement();
+    VariableDecl v;
+    if (fastDeclaration(v)) {
+      m.items.push_back(std::move(v));
+      return;
+    }
+    AntlrPiece piece(slice(toks_.front(), endOf(toks_.back())), locOf(toks_.front()), file_, options_.maxErrors);
+    if (auto* tree = piece.parse(&PTXParser::module, errors_)) Builder(piece.tokens(), file_, errors_).topLevels(tree, m.items);
+  }
+
+  // One initializer element: INT, -INT or a float bit pattern, spelled as the grammar's
+  // builder spells it.
+  bool fastInitializerValue(size_t& i, Initializer& out) {
+    bool negative = toks_[i].type == PTXLexer::MINUS;
+    const FastToken& t = toks_[i + (negative ? 1 : 0)];
+    if (t.unsure || !(t.type == PTXLexer::INT || (!negative && t.type == PTXLexer::HEX_FLOAT))) return false;
+    out.expression = negative ? "-" + std::string(t.text) : std::string(t.text);
+    i += negative ? 2 : 1;
+    return true;
+  }
+
+  // = value  |  = { value {, value} }   (flat lists only; anything else goes to the grammar)
+  bool fastInitializer(size_t& i, Initializer& init) {
+    if (toks_[i].type != PTXLexer::LBRACE) return fastInitializerValue(i, init);
+    init.isList = true;
+    ++i;
+    while (true) {
+      Initializer e;
+      if (!fastInitializerValue(i, e)) return false;
+      init.list.push_back(std::move(e));
+      if (toks_[i].type == PTXLexer::RBRACE) {
+        ++i;
+        return true;
+      }
+      if (toks_[i].type != PTXLexer::COMMA) return false;
+      ++i;
+    }
   }
 
   // A declaration starting at toks_[i] (its state space), up to the first token that cannot
@@ -964,6 +1010,10 @@ class ModuleReader {
         } else {
           return false;
         }
+      }
+      if (toks_[i].type == PTXLexer::ASSIGN) {
+        ++i;
+        if (!fastInitializer(i, d.initializer.emplace())) return false;
       }
       v.declarators.push_back(std::move(d));
       if (oneDeclarator || toks_[i].type != PTXLexer::COMMA) return true;
