@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   std::string input, output;
   std::string mode = "check";
   bool stats = false;
+  std::string moduleName;
   app.add_option("input", input, "input PTX file ('-' for stdin)")->required();
   app.add_option("-o,--output", output, "output PTX file ('-' for stdout)")->required();
   app.add_option("--mode", mode,
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
   app.add_flag("--stats", stats,
                "print to stderr how many accesses were instrumented, by space and kind, and "
                "how many were left unchecked and why");
+  app.add_option("--module-name", moduleName,
+                 "the module's name in the site table, which reports show (default: the input path; "
+                 "cucatch-nvcc passes the .cu file and the virtual architecture)");
   CLI11_PARSE(app, argc, argv);
 
   std::string text;
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cucatch::ptx::Module& module = *result.module;
+  if (!moduleName.empty()) module.sourceName = moduleName;
   if (mode == "check") {
     cucatch::instrument::Result r;
     try {

@@ -154,7 +154,7 @@ class FunctionInstrumenter {
       Site site{nextSite_++, f_.name, in.loc.line, file, line, column, printStatement(in),
                 std::string(accessKindName(a.access.kind)), a.access.size, std::string(spaceName(a.access.space))};
       Operand& address = in.operands[a.access.addressOperand];
-      CheckSite c{site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
+      CheckSite c{result_.unit, site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
                   fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", nextLabel_++)};
       before[i] += safetyCheck(regs_, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                                in.guard && in.guard->negated);
@@ -224,7 +224,7 @@ size_t headerEnd(const Module& m) {
 
 }  // namespace
 
-std::string siteTableJson(const Module& module, const std::vector<Site>& sites) {
+std::string siteTableJson(const Module& module, uint32_t unit, const std::vector<Site>& sites) {
   nlohmann::json files = nlohmann::json::object();
   for (const auto& item : module.items)
     if (auto* f = std::get_if<FileDirective>(&item)) {
@@ -236,7 +236,9 @@ std::string siteTableJson(const Module& module, const std::vector<Site>& sites) 
     list.push_back({{"id", s.id}, {"function", s.function}, {"ptx_line", s.ptxLine}, {"file", s.file},
                     {"line", s.line}, {"column", s.column}, {"instruction", s.instruction},
                     {"kind", s.kind}, {"size", s.size}, {"space", s.space}});
-  return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"files", files}, {"sites", list}}.dump();
+  return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", unit},
+                        {"files", files}, {"sites", list}}
+      .dump();
 }
 
 Result instrumentGlobalAccesses(Module& module, const Options& options) {
@@ -246,6 +248,13 @@ Result instrumentGlobalAccesses(Module& module, const Options& options) {
       for (const auto& d : v->declarators)
         if (d.name == CUCATCH_STATE_SYMBOL)
           throw std::runtime_error("module is already instrumented (it defines " CUCATCH_STATE_SYMBOL ")");
+  // The unit id names this module's site table. Identical input gives an identical table,
+  // which is what makes the (weak) tables of one unit linked twice merge cleanly.
+  {
+    uint32_t h = 2166136261u;  // FNV-1a
+    for (unsigned char ch : print(module)) h = (h ^ ch) * 16777619u;
+    result.unit = h;
+  }
   auto symbols = moduleSymbols(module);
   uint32_t nextSite = 0, nextLabel = 0;
   for (Function* f : module.functions()) {
@@ -260,14 +269,18 @@ Result instrumentGlobalAccesses(Module& module, const Options& options) {
   std::vector<TopLevel> items = kDeclarations;
   if (!result.sites.empty()) items.insert(items.end(), kReport.begin(), kReport.end());
   if (options.emitSiteTable && !result.sites.empty()) {
+    std::string unit = fmt::format("{:08x}", result.unit);
+    // The empty kernel whose name tells the runtime that this unit is in a loaded module.
+    auto marker = parseSyntheticItems(fmt::format(".weak .entry {}{}()\n{{\nret;\n}}\n", CUCATCH_UNIT_PREFIX, unit));
+    items.insert(items.end(), marker.begin(), marker.end());
     // Built as IR, not text: a large initializer would go through the (slow) grammar.
-    std::string json = siteTableJson(module, result.sites);
+    std::string json = siteTableJson(module, result.unit, result.sites);
     VariableDecl table;
     table.linkage = {".weak"};
     table.space = ".global";
     table.qualifiers = {DeclQualifier{".align", 1, {}}, DeclQualifier{".b8", std::nullopt, {}}};
     Declarator d;
-    d.name = CUCATCH_SITES_SYMBOL;
+    d.name = CUCATCH_SITES_PREFIX + unit;
     d.dimensions.push_back(std::to_string(json.size() + 1));
     Initializer init;
     init.isList = true;

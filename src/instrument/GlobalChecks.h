@@ -34,6 +34,7 @@ struct Stats {
 };
 
 struct Result {
+  uint32_t unit = 0;  // this compilation unit's id: a hash of the module as it came in
   std::vector<Site> sites;
   Stats stats;
 };
@@ -47,6 +48,6 @@ struct Options {
 Result instrumentGlobalAccesses(ptx::Module& module, const Options& options = {});
 
 // The site table as JSON (what the module embeds as __cucatch_sites).
-std::string siteTableJson(const ptx::Module& module, const std::vector<Site>& sites);
+std::string siteTableJson(const ptx::Module& module, uint32_t unit, const std::vector<Site>& sites);
 
 }  // namespace cucatch::instrument

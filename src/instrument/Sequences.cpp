@@ -173,7 +173,7 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       "@!{q0} bra.uni {ok};\n"
       "{{\n"
       ".param .b32 __cc_arg0;\n.param .b64 __cc_arg1;\n.param .b64 __cc_arg2;\n.param .b64 __cc_arg3;\n"
-      ".param .b32 __cc_arg4;\n.param .b32 __cc_arg5;\n.param .b32 __cc_arg6;\n"
+      ".param .b32 __cc_arg4;\n.param .b32 __cc_arg5;\n.param .b32 __cc_arg6;\n.param .b32 __cc_arg7;\n"
       "shr.u64 {t3}, {ptr}, {tagShift};\n"
       "cvt.u32.u64 {u1}, {t3};\n"
       "st.param.b32 [__cc_arg0], {site};\n"
@@ -183,10 +183,11 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       "st.param.b32 [__cc_arg4], {info};\n"
       "st.param.b32 [__cc_arg5], {meta};\n"
       "st.param.b32 [__cc_arg6], {u1};\n"
-      "call.uni {report}, (__cc_arg0, __cc_arg1, __cc_arg2, __cc_arg3, __cc_arg4, __cc_arg5, __cc_arg6);\n"
+      "st.param.b32 [__cc_arg7], {unit};\n"
+      "call.uni {report}, (__cc_arg0, __cc_arg1, __cc_arg2, __cc_arg3, __cc_arg4, __cc_arg5, __cc_arg6, __cc_arg7);\n"
       "}}\n"
       "{ok}:\n",
-      fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("site", c.site), fmt::arg("t0", r.t(0)),
+      fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("site", c.site), fmt::arg("unit", static_cast<int32_t>(c.unit))  /* a b32 immediate must fit in 32 signed bits */, fmt::arg("t0", r.t(0)),
       fmt::arg("t3", r.t(3)), fmt::arg("u1", r.u(1)), fmt::arg("ptr", c.pointer),
       fmt::arg("tagShift", abi::kTagShift), fmt::arg("base", m.base), fmt::arg("size", m.size),
       fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("meta", m.meta),
@@ -207,7 +208,7 @@ std::string reportFunction() {
   // set, traps; the fence makes the record visible to the host before the context dies.
   return fmt::format(
       ".weak .func {report}(.param .b32 site, .param .b64 address, .param .b64 base, .param .b64 size,"
-      " .param .b32 info, .param .b32 meta, .param .b32 tag)\n"
+      " .param .b32 info, .param .b32 meta, .param .b32 tag, .param .b32 unit)\n"
       "{{\n"
       ".reg .pred %p<3>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n"
       "ld.global.u64 %rd1, [{state}+{bufOff}];\n"
@@ -225,8 +226,9 @@ std::string reportFunction() {
       "ld.param.u64 %rd3, [address];\nst.global.u64 [%rd2+8], %rd3;\n"
       "ld.param.u64 %rd3, [base];\nst.global.u64 [%rd2+16], %rd3;\n"
       "ld.param.u64 %rd3, [size];\nst.global.u64 [%rd2+24], %rd3;\n"
-      "ld.param.u32 %r3, [meta];\nst.global.u32 [%rd2+32], %r3;\n"
-      "ld.param.u32 %r3, [tag];\nst.global.u32 [%rd2+36], %r3;\n"
+      "ld.param.u32 %r3, [meta];\nld.param.u32 %r6, [tag];\nshl.b32 %r6, %r6, {tagShift};\n"
+      "or.b32 %r3, %r3, %r6;\nst.global.u32 [%rd2+32], %r3;\n"
+      "ld.param.u32 %r3, [unit];\nst.global.u32 [%rd2+36], %r3;\n"
       "mov.u32 %r4, %ctaid.x;\nst.global.u32 [%rd2+40], %r4;\n"
       "mov.u32 %r4, %ctaid.y;\nst.global.u32 [%rd2+44], %r4;\n"
       "mov.u32 %r4, %ctaid.z;\nst.global.u32 [%rd2+48], %r4;\n"
@@ -244,7 +246,7 @@ std::string reportFunction() {
       "ret;\n"
       "}}\n",
       fmt::arg("report", CUCATCH_REPORT_FUNCTION), fmt::arg("state", CUCATCH_STATE_SYMBOL),
-      fmt::arg("bufOff", abi::kStateErrorBufferOffset), fmt::arg("flagsOff", abi::kStateFlagsOffset),
+      fmt::arg("bufOff", abi::kStateErrorBufferOffset), fmt::arg("flagsOff", abi::kStateFlagsOffset), fmt::arg("tagShift", abi::kMetaPointerTagShift),
       fmt::arg("recBytes", abi::kErrorRecordBytes), fmt::arg("headerBytes", abi::kErrorHeaderBytes),
       fmt::arg("continueFlag", abi::kFlagContinue));
 }

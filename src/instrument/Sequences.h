@@ -49,6 +49,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
 // calls the report function with `site`. `guard` is the access's own guard.
 struct CheckSite {
+  uint32_t unit = 0;  // the compilation unit's id (its site table)
   uint32_t site = 0;
   std::string pointer;
   int64_t offset = 0;

@@ -21,8 +21,13 @@ void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
       }
       it = tables_.emplace(slot, std::vector<uint32_t>(kL2Entries, 0)).first;
     }
-    it->second[g & (kL2Entries - 1)] = index;
-    dirty_.insert(slot);
+    uint32_t within = static_cast<uint32_t>(g & (kL2Entries - 1));
+    it->second[within] = index;
+    if (!writes_.empty() && writes_.back().l1Slot == slot && writes_.back().value == index &&
+        writes_.back().first + writes_.back().count == within)
+      ++writes_.back().count;
+    else
+      writes_.push_back(Write{slot, within, 1, index});
   }
 }
 
@@ -32,10 +37,9 @@ uint32_t ShadowMap::lookup(uint64_t address) const {
   return it == tables_.end() ? 0 : it->second[g & (kL2Entries - 1)];
 }
 
-std::vector<uint64_t> ShadowMap::takeDirty() {
-  std::vector<uint64_t> out(dirty_.begin(), dirty_.end());
-  std::sort(out.begin(), out.end());
-  dirty_.clear();
+std::vector<ShadowMap::Write> ShadowMap::takeWrites() {
+  std::vector<Write> out;
+  out.swap(writes_);
   return out;
 }
 
@@ -62,6 +66,8 @@ constexpr uint32_t kFirstIndirect = 256;
 // Freed direct indices wait until this many are queued before one is reused, so that a stale
 // direct-tagged pointer keeps naming its freed entry for a while.
 constexpr size_t kDirectQuarantine = 128;
+// Freed allocations remembered after their address range was handed out again.
+constexpr size_t kReplacedKept = 4096;
 }  // namespace
 
 Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
@@ -114,7 +120,7 @@ uint32_t Metadata::takeIndex(bool direct) {
   return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine) : take(freeIndirect_, quarantineIndirect_, 0);
 }
 
-uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, std::vector<std::string> backtrace) {
+uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace) {
   base = untag(base);
   // Host code reads managed and host-mapped memory through the same pointer: never tagged.
   bool taggable = config_.tags && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped;
@@ -152,11 +158,19 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, std
     }
   }
   idToBase_[a.id] = base;
+  if (auto old = byBase_.find(base); old != byBase_.end()) {
+    // Keep the freed allocation this one replaces, for reports of stale pointers into it.
+    replacedOrder_.push_back(replaced_.emplace(base, std::move(old->second)));
+    if (replacedOrder_.size() > kReplacedKept) {
+      replaced_.erase(replacedOrder_.front());
+      replacedOrder_.pop_front();
+    }
+  }
   byBase_[base] = std::move(a);
   return tag ? withTag(base, tag) : base;
 }
 
-FreeResult Metadata::onFree(uint64_t pointer, std::vector<std::string> backtrace) {
+FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
   FreeResult r;
   r.base = untag(pointer);
   auto it = byBase_.find(r.base);
@@ -195,7 +209,24 @@ const Allocation* Metadata::byId(uint64_t id) const {
   auto it = idToBase_.find(id);
   if (it == idToBase_.end()) return nullptr;
   auto a = byBase_.find(it->second);
-  return a != byBase_.end() && a->second.id == id ? &a->second : nullptr;
+  if (a != byBase_.end() && a->second.id == id) return &a->second;
+  auto [from, to] = replaced_.equal_range(it->second);
+  for (auto r = from; r != to; ++r)
+    if (r->second.id == id) return &r->second;
+  return nullptr;
+}
+
+const Allocation* Metadata::findChecked(uint64_t base, uint64_t size, uint8_t tag) const {
+  base = untag(base);
+  auto matches = [&](const Allocation& a) { return a.base == base && a.size == size && a.tag == tag; };
+  if (auto it = byBase_.find(base); it != byBase_.end() && matches(it->second)) return &it->second;
+  const Allocation* newest = nullptr;
+  auto [from, to] = replaced_.equal_range(base);
+  for (auto it = from; it != to; ++it)
+    if (matches(it->second) && (!newest || it->second.id > newest->id)) newest = &it->second;
+  if (newest) return newest;
+  auto it = byBase_.find(base);  // same base, but size or tag differ: the best we know
+  return it != byBase_.end() ? &it->second : nullptr;
 }
 
 std::vector<const Allocation*> Metadata::live() const {

@@ -12,7 +12,6 @@
 #include <random>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "runtime/cucatch_abi.h"
@@ -38,17 +37,27 @@ class ShadowMap {
   // What the device walk finds for an untagged address: 0 when nothing is mapped there.
   uint32_t lookup(uint64_t address) const;
 
-  // Second-level tables that changed since the last takeDirty(), by first-level slot.
-  std::vector<uint64_t> takeDirty();
+  // What changed since the last takeWrites(), as runs of equal values in one second-level
+  // table: exactly the device writes that bring the device map up to date, in order.
+  struct Write {
+    uint64_t l1Slot;
+    uint32_t first;  // granule index within the table
+    uint32_t count;
+    uint32_t value;  // BST index
+    bool operator==(const Write&) const = default;
+  };
+  std::vector<Write> takeWrites();
   const std::vector<uint32_t>* table(uint64_t l1Slot) const;
   size_t tables() const { return tables_.size(); }
 
  private:
   std::unordered_map<uint64_t, std::vector<uint32_t>> tables_;
-  std::unordered_set<uint64_t> dirty_;
+  std::vector<Write> writes_;
 };
 
 // ---- allocations --------------------------------------------------------------------------
+// Host return addresses, innermost first; symbolized only when a report needs them.
+using Backtrace = std::vector<uintptr_t>;
 enum class MemoryKind { Device, Pitched, Managed, HostMapped, StreamOrdered };
 std::string_view memoryKindName(MemoryKind k);
 
@@ -60,7 +69,7 @@ struct Allocation {
   uint8_t tag = 0;       // the tag in the pointer handed out (0: untagged)
   MemoryKind kind = MemoryKind::Device;
   bool live = true;
-  std::vector<std::string> allocatedAt, freedAt;  // host backtraces, innermost first
+  Backtrace allocatedAt, freedAt;
 };
 
 struct MetadataConfig {
@@ -82,13 +91,16 @@ class Metadata {
   explicit Metadata(MetadataConfig config = {});
 
   // Records an allocation made by the driver; returns the pointer to give the program.
-  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, std::vector<std::string> backtrace = {});
+  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {});
   // Records a free of `pointer` (possibly tagged).
-  FreeResult onFree(uint64_t pointer, std::vector<std::string> backtrace = {});
+  FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
   const Allocation* byId(uint64_t id) const;
+  // The allocation a device error record was checked against: the one at `base` of `size`
+  // whose entry carried `tag` (the newest such, live or freed, replaced ones included).
+  const Allocation* findChecked(uint64_t base, uint64_t size, uint8_t tag) const;
   std::vector<const Allocation*> live() const;
 
   // The BST as the device sees it, and the entries changed since the last takeDirty().
@@ -115,6 +127,8 @@ class Metadata {
   std::vector<uint32_t> dirtyEntries_;
   ShadowMap shadow_;
   std::map<uint64_t, Allocation> byBase_;                  // untagged base -> newest allocation there
+  std::multimap<uint64_t, Allocation> replaced_;           // freed ones a newer allocation at their base replaced
+  std::deque<std::multimap<uint64_t, Allocation>::iterator> replacedOrder_;  // oldest first, bounded
   std::unordered_map<uint64_t, uint64_t> idToBase_;
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices

@@ -20,7 +20,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 1;
+CUCATCH_CONST uint32_t kAbiVersion = 2;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -79,6 +79,7 @@ enum ErrorKind { kErrorOutOfBounds = 1, kErrorUseAfterFree = 2, kErrorTagMismatc
 CUCATCH_CONST unsigned kMetaVerdictMask = 0xFF;
 CUCATCH_CONST unsigned kMetaTagShift = 8;
 CUCATCH_CONST unsigned kMetaStateShift = 16;
+CUCATCH_CONST unsigned kMetaPointerTagShift = 24; /* in ErrorRecord::meta only: the tag of the pointer used */
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2 };
 typedef struct ErrorBufferHeader {
   uint32_t count;     /* incremented atomically by every violation, even past capacity */
@@ -91,8 +92,8 @@ typedef struct ErrorRecord {
   uint64_t address;    /* untagged address accessed */
   uint64_t base;       /* metadata the access was checked against */
   uint64_t size;
-  uint32_t meta;       /* the metadata word (see kMeta*) */
-  uint32_t pointerTag; /* tag of the pointer used */
+  uint32_t meta;       /* the metadata word (see kMeta*), with the pointer's tag in the top byte */
+  uint32_t unit;       /* the compilation unit whose site table `site` indexes */
   uint32_t block[3];
   uint32_t thread[3];
 } ErrorRecord;
@@ -111,7 +112,11 @@ static_assert(sizeof(ErrorRecord) == kErrorRecordBytes);
 /* Symbol names in instrumented modules. */
 #define CUCATCH_STATE_SYMBOL "__cucatch_state"
 #define CUCATCH_MARKER_SYMBOL "__cucatch_abi_version"
-#define CUCATCH_SITES_SYMBOL "__cucatch_sites"
+/* Every instrumented PTX module (a compilation unit; several are linked into one module with
+ * -rdc) has a 32-bit unit id, a site table __cucatch_sites_<id as 8 hex digits> and an empty
+ * kernel __cucatch_unit_<id>, by whose name the runtime finds the units of a loaded module. */
+#define CUCATCH_SITES_PREFIX "__cucatch_sites_"
+#define CUCATCH_UNIT_PREFIX "__cucatch_unit_"
 #define CUCATCH_REPORT_FUNCTION "__cucatch_report"
 
 #endif /* CUCATCH_ABI_H */

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -79,7 +80,9 @@ struct Runtime {
   }
   void publish(uint32_t flags) {
     CU(cuMemcpyHtoD(bst, meta.bst().data(), meta.bst().size() * sizeof(abi::BstEntry)));
-    for (uint64_t slot : meta.shadow().takeDirty()) {
+    std::set<uint64_t> slots;
+    for (const auto& w : meta.shadow().takeWrites()) slots.insert(w.l1Slot);
+    for (uint64_t slot : slots) {
       if (!l2.count(slot)) CU(cuMemAlloc(&l2[slot], kL2Bytes));
       CU(cuMemcpyHtoD(l2[slot], meta.shadow().table(slot)->data(), kL2Bytes));
       l1Host[slot] = l2[slot];
@@ -172,13 +175,13 @@ int main(int argc, char** argv) {
   bool sawX = false, sawY = false;
   for (unsigned i = 0; i < count && i < 16; ++i) {
     const auto& r = rt.record(i);
-    if (r.address == x + n * 4ull && r.base == x && r.size == n * 4ull && (r.info >> 8) == 4 && r.pointerTag == xTag)
+    if (r.address == x + n * 4ull && r.base == x && r.size == n * 4ull && (r.info >> 8) == 4 && (r.meta >> abi::kMetaPointerTagShift) == xTag)
       sawX = true;
-    if (r.address == y + n * 4ull && r.base == y && r.size == n * 4ull && (r.info >> 8) == 4 && r.pointerTag == 0)
+    if (r.address == y + n * 4ull && r.base == y && r.size == n * 4ull && (r.info >> 8) == 4 && (r.meta >> abi::kMetaPointerTagShift) == 0)
       sawY = true;
     std::printf("     record %u: site %u info 0x%x address 0x%llx base 0x%llx size %llu meta 0x%x tag %u block %u thread %u\n", i,
                 r.site, r.info, (unsigned long long)r.address, (unsigned long long)r.base,
-                (unsigned long long)r.size, r.meta, r.pointerTag, r.block[0], r.thread[0]);
+                (unsigned long long)r.size, r.meta & 0xFFFFFF, r.meta >> abi::kMetaPointerTagShift, r.block[0], r.thread[0]);
   }
   EXPECT(count >= 2 && sawX && sawY, "one past the end: %u reports, tagged x %s, untagged y %s", count,
          sawX ? "seen" : "MISSING", sawY ? "seen" : "MISSING");

@@ -83,8 +83,8 @@ TEST_CASE("more live allocations than direct tags: temporal tags through the sha
 
 TEST_CASE("use after free: the freed entry keeps its bounds and says freed", "[runtime]") {
   Metadata m;
-  uint64_t p = m.onAllocate(deviceAddress(0), 256, MemoryKind::Device, {"alloc_site"});
-  auto r = m.onFree(p, {"free_site"});
+  uint64_t p = m.onAllocate(deviceAddress(0), 256, MemoryKind::Device, {0xA110C});
+  auto r = m.onFree(p, {0xF1EE});
   REQUIRE(r.status == FreeStatus::Ok);
   CHECK(r.base == deviceAddress(0));
   auto v = m.deviceView(p + 4);
@@ -93,8 +93,8 @@ TEST_CASE("use after free: the freed entry keeps its bounds and says freed", "[r
   const Allocation* a = m.find(deviceAddress(0) + 4);
   REQUIRE(a);
   CHECK_FALSE(a->live);
-  CHECK(a->allocatedAt == std::vector<std::string>{"alloc_site"});
-  CHECK(a->freedAt == std::vector<std::string>{"free_site"});
+  CHECK(a->allocatedAt == Backtrace{0xA110C});
+  CHECK(a->freedAt == Backtrace{0xF1EE});
 }
 
 TEST_CASE("a stale temporal-tagged pointer into reallocated memory is a tag mismatch", "[runtime]") {
@@ -112,12 +112,12 @@ TEST_CASE("a stale temporal-tagged pointer into reallocated memory is a tag mism
 
 TEST_CASE("double free and invalid free are told apart", "[runtime]") {
   Metadata m;
-  uint64_t p = m.onAllocate(deviceAddress(0), 4096, MemoryKind::Device, {"a"});
-  CHECK(m.onFree(p, {"f1"}).status == FreeStatus::Ok);
-  auto again = m.onFree(p, {"f2"});
+  uint64_t p = m.onAllocate(deviceAddress(0), 4096, MemoryKind::Device, {0xA});
+  CHECK(m.onFree(p, {0xF1}).status == FreeStatus::Ok);
+  auto again = m.onFree(p, {0xF2});
   CHECK(again.status == FreeStatus::DoubleFree);
   REQUIRE(again.allocation);
-  CHECK(again.allocation->freedAt == std::vector<std::string>{"f1"});
+  CHECK(again.allocation->freedAt == Backtrace{0xF1});
 
   uint64_t q = m.onAllocate(deviceAddress(1), 4096, MemoryKind::Device);
   auto interior = m.onFree(q + 16);
@@ -131,10 +131,14 @@ TEST_CASE("double free and invalid free are told apart", "[runtime]") {
 TEST_CASE("dirty tracking: what changed since the last upload", "[runtime]") {
   Metadata m;
   m.takeDirtyEntries();
-  m.shadow().takeDirty();
+  m.shadow().takeWrites();
   uint64_t p = m.onAllocate(deviceAddress(0), 64, MemoryKind::Device);
   CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
-  CHECK(m.shadow().takeDirty() == std::vector<uint64_t>{deviceAddress(0) >> abi::kShadowL1Shift});
+  // 64 bytes and 32 bytes of padding: three granules, one run.
+  uint64_t slot = deviceAddress(0) >> abi::kShadowL1Shift;
+  uint32_t first = static_cast<uint32_t>((deviceAddress(0) >> abi::kShadowGranuleShift) & (ShadowMap::kL2Entries - 1));
+  CHECK(m.shadow().takeWrites() == std::vector<ShadowMap::Write>{{slot, first, 3, tagOf(p)}});
+  CHECK(m.shadow().takeWrites().empty());
   CHECK(m.takeDirtyEntries().empty());
   m.onFree(p);
   CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});

@@ -1,0 +1,525 @@
+// How libcucatch gets between the program and the CUDA driver (see docs/design.md, "Runtime").
+//
+// The CUDA runtime (static or shared libcudart, and everything built on it: cuBLAS, Thrust,
+// PyTorch) never calls driver symbols by name. It looks up cuGetProcAddress with dlsym and then
+// resolves every entry point through it. So libcucatch defines `dlsym`, hands out its own
+// cuGetProcAddress, and that returns a wrapper for every entry point listed below.
+//
+// One entry point name can resolve to several real functions (per-thread default-stream
+// variants, ABI versions); each hook therefore has a few slots, and every slot a trampoline that
+// calls the real function it was handed out for.
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "runtime/Runtime.h"
+
+using cucatch::runtime::LaunchArguments;
+using cucatch::runtime::MemoryKind;
+using cucatch::runtime::Runtime;
+
+namespace {
+
+Runtime& rt() { return Runtime::get(); }
+CUdeviceptr strip(CUdeviceptr p) { return Runtime::strip(p); }
+
+constexpr size_t kSlots = 4;
+
+struct HookEntry {
+  const char* name;
+  // The ABI versions (cuGetProcAddress's cudaVersion) whose signature the hook has; requests
+  // outside get the real function.
+  int minVersion, maxVersion;
+  std::atomic<void*>* slots;
+  void* const* trampolines;
+};
+
+template <class Self, class Fn>
+struct Hook;
+template <class Self, class R, class... A>
+struct Hook<Self, R (*)(A...)> {
+  using Fn = R (*)(A...);
+  static constexpr int kMinVersion = 0;
+  static constexpr int kMaxVersion = 1 << 30;
+  static inline std::atomic<void*> slots[kSlots];
+  template <size_t I>
+  static R trampoline(A... a) {
+    return Self::run(reinterpret_cast<Fn>(slots[I].load(std::memory_order_acquire)), a...);
+  }
+  static inline void* const trampolines[kSlots] = {
+      reinterpret_cast<void*>(&trampoline<0>), reinterpret_cast<void*>(&trampoline<1>),
+      reinterpret_cast<void*>(&trampoline<2>), reinterpret_cast<void*>(&trampoline<3>)};
+  static HookEntry entry() { return {Self::kName, Self::kMinVersion, Self::kMaxVersion, slots, trampolines}; }
+};
+
+// HOOK(cuX)(Fn real, <cuX's parameters>) { ... } };
+#define HOOK(NAME)                                                      \
+  struct Hook_##NAME : Hook<Hook_##NAME, decltype(&::NAME)> {           \
+    static constexpr const char* kName = #NAME;                         \
+    static CUresult run
+#define HOOK_SINCE(NAME, VERSION)                                       \
+  struct Hook_##NAME : Hook<Hook_##NAME, decltype(&::NAME)> {           \
+    static constexpr const char* kName = #NAME;                         \
+    static constexpr int kMinVersion = VERSION;                         \
+    static CUresult run
+// An older signature of NAME, for requests of ABI versions before VERSION.
+#define HOOK_BEFORE(NAME, VERSION, SIGNATURE)                           \
+  struct Hook_##NAME##_old : Hook<Hook_##NAME##_old, SIGNATURE> {       \
+    static constexpr const char* kName = #NAME;                         \
+    static constexpr int kMaxVersion = VERSION;                         \
+    static CUresult run
+
+// ---- allocations and frees ------------------------------------------------------------------
+
+HOOK_SINCE(cuMemAlloc, 3020)(Fn real, CUdeviceptr* dptr, size_t bytes) {
+  CUresult r = real(dptr, bytes);
+  if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, bytes, MemoryKind::Device);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemAllocPitch, 3020)(Fn real, CUdeviceptr* dptr, size_t* pitch, size_t width, size_t height, unsigned elementSize) {
+  CUresult r = real(dptr, pitch, width, height, elementSize);
+  if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, *pitch * height, MemoryKind::Pitched);
+  return rt().after(r);
+}};
+HOOK(cuMemAllocManaged)(Fn real, CUdeviceptr* dptr, size_t bytes, unsigned flags) {
+  CUresult r = real(dptr, bytes, flags);
+  if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, bytes, MemoryKind::Managed);
+  return rt().after(r);
+}};
+HOOK(cuMemHostAlloc)(Fn real, void** p, size_t bytes, unsigned flags) {
+  // With unified addressing every pinned allocation is reachable from kernels at its host
+  // address: tracked (untagged, since host code uses the same pointer).
+  CUresult r = real(p, bytes, flags);
+  if (r == CUDA_SUCCESS) rt().allocated(reinterpret_cast<CUdeviceptr>(*p), bytes, MemoryKind::HostMapped);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemAllocHost, 3020)(Fn real, void** p, size_t bytes) {
+  CUresult r = real(p, bytes);
+  if (r == CUDA_SUCCESS) rt().allocated(reinterpret_cast<CUdeviceptr>(*p), bytes, MemoryKind::HostMapped);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemAllocAsync, 11020)(Fn real, CUdeviceptr* dptr, size_t bytes, CUstream stream) {
+  CUresult r = real(dptr, bytes, stream);
+  if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, bytes, MemoryKind::StreamOrdered, stream, true);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemAllocFromPoolAsync, 11020)(Fn real, CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool, CUstream stream) {
+  CUresult r = real(dptr, bytes, pool, stream);
+  if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, bytes, MemoryKind::StreamOrdered, stream, true);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemFree, 3020)(Fn real, CUdeviceptr p) {
+  CUdeviceptr base;
+  if (!rt().freeing(p, base)) return CUDA_ERROR_INVALID_VALUE;
+  return rt().after(real(base));
+}};
+HOOK(cuMemFreeHost)(Fn real, void* p) {
+  CUdeviceptr base;
+  if (!rt().freeing(reinterpret_cast<CUdeviceptr>(p), base)) return CUDA_ERROR_INVALID_VALUE;
+  return rt().after(real(p));
+}};
+HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
+  CUdeviceptr base;
+  if (!rt().freeing(p, base, stream, true)) return CUDA_ERROR_INVALID_VALUE;
+  return rt().after(real(base, stream));
+}};
+
+// ---- modules and launches ---------------------------------------------------------------------
+
+HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
+  CUresult r = real(kernel, library, name);
+  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
+  return r;
+}};
+HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                     unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
+  LaunchArguments scratch;
+  rt().launching(f, params, extra, scratch);
+  return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra));
+}};
+HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
+  LaunchArguments scratch;
+  rt().launching(f, params, extra, scratch);
+  return rt().after(real(config, f, params, extra));
+}};
+HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
+  LaunchArguments scratch;
+  void** extra = nullptr;
+  rt().launching(f, params, extra, scratch);
+  return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
+}};
+
+// Graph kernel nodes copy their arguments when they are made: untag them there.
+CUDA_KERNEL_NODE_PARAMS kernelNode(const CUDA_KERNEL_NODE_PARAMS* p, LaunchArguments& scratch) {
+  CUDA_KERNEL_NODE_PARAMS copy = *p;
+  void* handle = copy.func ? static_cast<void*>(copy.func) : static_cast<void*>(copy.kern);
+  if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch);
+  return copy;
+}
+HOOK_SINCE(cuGraphAddKernelNode, 12000)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
+                                        size_t n, const CUDA_KERNEL_NODE_PARAMS* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
+  return rt().after(real(node, graph, deps, n, &copy));
+}};
+HOOK_SINCE(cuGraphKernelNodeSetParams, 12000)(Fn real, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
+  return rt().after(real(node, &copy));
+}};
+HOOK_SINCE(cuGraphExecKernelNodeSetParams, 12000)(Fn real, CUgraphExec exec, CUgraphNode node,
+                                                  const CUDA_KERNEL_NODE_PARAMS* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
+  return rt().after(real(exec, node, &copy));
+}};
+
+// ---- synchronization: where violations recorded by kernels are reported ---------------------
+
+HOOK(cuCtxSynchronize)(Fn real) {
+  CUresult r = real();
+  if (r == CUDA_SUCCESS) rt().synchronized();
+  return rt().after(r);
+}};
+HOOK(cuStreamSynchronize)(Fn real, CUstream s) {
+  CUresult r = real(s);
+  if (r == CUDA_SUCCESS) rt().synchronized();
+  return rt().after(r);
+}};
+HOOK(cuEventSynchronize)(Fn real, CUevent e) {
+  CUresult r = real(e);
+  if (r == CUDA_SUCCESS) rt().synchronized();
+  return rt().after(r);
+}};
+HOOK(cuStreamQuery)(Fn real, CUstream s) { return rt().after(real(s)); }};
+HOOK(cuEventQuery)(Fn real, CUevent e) { return rt().after(real(e)); }};
+
+// ---- every other entry point that takes a device pointer: the driver gets it untagged ---------
+
+HOOK(cuMemcpy)(Fn real, CUdeviceptr dst, CUdeviceptr src, size_t n) { return rt().after(real(strip(dst), strip(src), n)); }};
+HOOK(cuMemcpyAsync)(Fn real, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return rt().after(real(strip(dst), strip(src), n, s));
+}};
+HOOK(cuMemcpyPeer)(Fn real, CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) {
+  return rt().after(real(strip(dst), dc, strip(src), sc, n));
+}};
+HOOK(cuMemcpyPeerAsync)(Fn real, CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) {
+  return rt().after(real(strip(dst), dc, strip(src), sc, n, s));
+}};
+HOOK_SINCE(cuMemcpyHtoD, 3020)(Fn real, CUdeviceptr dst, const void* src, size_t n) { return rt().after(real(strip(dst), src, n)); }};
+HOOK_SINCE(cuMemcpyHtoDAsync, 3020)(Fn real, CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+  return rt().after(real(strip(dst), src, n, s));
+}};
+HOOK_SINCE(cuMemcpyDtoH, 3020)(Fn real, void* dst, CUdeviceptr src, size_t n) { return rt().after(real(dst, strip(src), n)); }};
+HOOK_SINCE(cuMemcpyDtoHAsync, 3020)(Fn real, void* dst, CUdeviceptr src, size_t n, CUstream s) {
+  return rt().after(real(dst, strip(src), n, s));
+}};
+HOOK_SINCE(cuMemcpyDtoD, 3020)(Fn real, CUdeviceptr dst, CUdeviceptr src, size_t n) { return rt().after(real(strip(dst), strip(src), n)); }};
+HOOK_SINCE(cuMemcpyDtoDAsync, 3020)(Fn real, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return rt().after(real(strip(dst), strip(src), n, s));
+}};
+HOOK_SINCE(cuMemcpyDtoA, 3020)(Fn real, CUarray dst, size_t offset, CUdeviceptr src, size_t n) {
+  return rt().after(real(dst, offset, strip(src), n));
+}};
+HOOK_SINCE(cuMemcpyAtoD, 3020)(Fn real, CUdeviceptr dst, CUarray src, size_t offset, size_t n) {
+  return rt().after(real(strip(dst), src, offset, n));
+}};
+
+template <class T>
+T stripCopy(const T* p) {
+  T c = *p;
+  c.srcDevice = strip(c.srcDevice);
+  c.dstDevice = strip(c.dstDevice);
+  return c;
+}
+HOOK_SINCE(cuMemcpy2D, 3020)(Fn real, const CUDA_MEMCPY2D* p) { auto c = stripCopy(p); return rt().after(real(&c)); }};
+HOOK_SINCE(cuMemcpy2DUnaligned, 3020)(Fn real, const CUDA_MEMCPY2D* p) { auto c = stripCopy(p); return rt().after(real(&c)); }};
+HOOK_SINCE(cuMemcpy2DAsync, 3020)(Fn real, const CUDA_MEMCPY2D* p, CUstream s) { auto c = stripCopy(p); return rt().after(real(&c, s)); }};
+HOOK_SINCE(cuMemcpy3D, 3020)(Fn real, const CUDA_MEMCPY3D* p) { auto c = stripCopy(p); return rt().after(real(&c)); }};
+HOOK_SINCE(cuMemcpy3DAsync, 3020)(Fn real, const CUDA_MEMCPY3D* p, CUstream s) { auto c = stripCopy(p); return rt().after(real(&c, s)); }};
+HOOK(cuMemcpy3DPeer)(Fn real, const CUDA_MEMCPY3D_PEER* p) { auto c = stripCopy(p); return rt().after(real(&c)); }};
+HOOK(cuMemcpy3DPeerAsync)(Fn real, const CUDA_MEMCPY3D_PEER* p, CUstream s) {
+  auto c = stripCopy(p);
+  return rt().after(real(&c, s));
+}};
+
+HOOK_SINCE(cuMemsetD8, 3020)(Fn real, CUdeviceptr d, unsigned char v, size_t n) { return rt().after(real(strip(d), v, n)); }};
+HOOK_SINCE(cuMemsetD16, 3020)(Fn real, CUdeviceptr d, unsigned short v, size_t n) { return rt().after(real(strip(d), v, n)); }};
+HOOK_SINCE(cuMemsetD32, 3020)(Fn real, CUdeviceptr d, unsigned v, size_t n) { return rt().after(real(strip(d), v, n)); }};
+HOOK(cuMemsetD8Async)(Fn real, CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return rt().after(real(strip(d), v, n, s)); }};
+HOOK(cuMemsetD16Async)(Fn real, CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return rt().after(real(strip(d), v, n, s)); }};
+HOOK(cuMemsetD32Async)(Fn real, CUdeviceptr d, unsigned v, size_t n, CUstream s) { return rt().after(real(strip(d), v, n, s)); }};
+HOOK_SINCE(cuMemsetD2D8, 3020)(Fn real, CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h) {
+  return rt().after(real(strip(d), pitch, v, w, h));
+}};
+HOOK_SINCE(cuMemsetD2D16, 3020)(Fn real, CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h) {
+  return rt().after(real(strip(d), pitch, v, w, h));
+}};
+HOOK_SINCE(cuMemsetD2D32, 3020)(Fn real, CUdeviceptr d, size_t pitch, unsigned v, size_t w, size_t h) {
+  return rt().after(real(strip(d), pitch, v, w, h));
+}};
+HOOK(cuMemsetD2D8Async)(Fn real, CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s) {
+  return rt().after(real(strip(d), pitch, v, w, h, s));
+}};
+HOOK(cuMemsetD2D16Async)(Fn real, CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s) {
+  return rt().after(real(strip(d), pitch, v, w, h, s));
+}};
+HOOK(cuMemsetD2D32Async)(Fn real, CUdeviceptr d, size_t pitch, unsigned v, size_t w, size_t h, CUstream s) {
+  return rt().after(real(strip(d), pitch, v, w, h, s));
+}};
+
+HOOK_SINCE(cuMemGetAddressRange, 3020)(Fn real, CUdeviceptr* base, size_t* size, CUdeviceptr p) {
+  CUresult r = real(base, size, strip(p));
+  if (r == CUDA_SUCCESS && base) *base = Runtime::retag(*base, p);
+  return r;
+}};
+HOOK(cuPointerGetAttribute)(Fn real, void* data, CUpointer_attribute attribute, CUdeviceptr p) {
+  return real(data, attribute, strip(p));
+}};
+HOOK(cuPointerGetAttributes)(Fn real, unsigned n, CUpointer_attribute* attributes, void** data, CUdeviceptr p) {
+  return real(n, attributes, data, strip(p));
+}};
+HOOK(cuPointerSetAttribute)(Fn real, const void* value, CUpointer_attribute attribute, CUdeviceptr p) {
+  return real(value, attribute, strip(p));
+}};
+HOOK_SINCE(cuMemPrefetchAsync, 12020)(Fn real, CUdeviceptr p, size_t n, CUmemLocation location, unsigned flags, CUstream s) {
+  return rt().after(real(strip(p), n, location, flags, s));
+}};
+HOOK_SINCE(cuMemAdvise, 12020)(Fn real, CUdeviceptr p, size_t n, CUmem_advise advice, CUmemLocation location) {
+  return real(strip(p), n, advice, location);
+}};
+HOOK_BEFORE(cuMemPrefetchAsync, 12020, CUresult (*)(CUdeviceptr, size_t, CUdevice, CUstream))(
+    Fn real, CUdeviceptr p, size_t n, CUdevice device, CUstream s) {
+  return rt().after(real(strip(p), n, device, s));
+}};
+HOOK_BEFORE(cuMemAdvise, 12020, CUresult (*)(CUdeviceptr, size_t, CUmem_advise, CUdevice))(
+    Fn real, CUdeviceptr p, size_t n, CUmem_advise advice, CUdevice device) {
+  return real(strip(p), n, advice, device);
+}};
+HOOK(cuMemRangeGetAttribute)(Fn real, void* data, size_t bytes, CUmem_range_attribute attribute, CUdeviceptr p, size_t n) {
+  return real(data, bytes, attribute, strip(p), n);
+}};
+HOOK(cuMemRangeGetAttributes)(Fn real, void** data, size_t* bytes, CUmem_range_attribute* attributes, size_t count,
+                              CUdeviceptr p, size_t n) {
+  return real(data, bytes, attributes, count, strip(p), n);
+}};
+HOOK(cuStreamAttachMemAsync)(Fn real, CUstream s, CUdeviceptr p, size_t n, unsigned flags) {
+  return rt().after(real(s, strip(p), n, flags));
+}};
+HOOK(cuIpcGetMemHandle)(Fn real, CUipcMemHandle* handle, CUdeviceptr p) { return real(handle, strip(p)); }};
+HOOK(cuStreamWriteValue32)(Fn real, CUstream s, CUdeviceptr a, cuuint32_t v, unsigned flags) {
+  return rt().after(real(s, strip(a), v, flags));
+}};
+HOOK(cuStreamWriteValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, unsigned flags) {
+  return rt().after(real(s, strip(a), v, flags));
+}};
+HOOK(cuStreamWaitValue32)(Fn real, CUstream s, CUdeviceptr a, cuuint32_t v, unsigned flags) {
+  return rt().after(real(s, strip(a), v, flags));
+}};
+HOOK(cuStreamWaitValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, unsigned flags) {
+  return rt().after(real(s, strip(a), v, flags));
+}};
+
+HOOK(cuTexObjectCreate)(Fn real, CUtexObject* object, const CUDA_RESOURCE_DESC* resource,
+                        const CUDA_TEXTURE_DESC* texture, const CUDA_RESOURCE_VIEW_DESC* view) {
+  CUDA_RESOURCE_DESC c = *resource;
+  if (c.resType == CU_RESOURCE_TYPE_LINEAR) c.res.linear.devPtr = strip(c.res.linear.devPtr);
+  if (c.resType == CU_RESOURCE_TYPE_PITCH2D) c.res.pitch2D.devPtr = strip(c.res.pitch2D.devPtr);
+  return real(object, &c, texture, view);
+}};
+HOOK_SINCE(cuTensorMapEncodeTiled, 12000)(Fn real, CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                          void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                          const cuuint32_t* box, const cuuint32_t* elementStrides,
+                                          CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                          CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  return real(map, type, rank, rt().stripHost(address), dims, strides, box, elementStrides, interleave, swizzle, l2, fill);
+}};
+HOOK_SINCE(cuTensorMapEncodeIm2col, 12000)(Fn real, CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                           void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                           const int* lower, const int* upper, cuuint32_t channels,
+                                           cuuint32_t pixels, const cuuint32_t* elementStrides,
+                                           CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                           CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  return real(map, type, rank, rt().stripHost(address), dims, strides, lower, upper, channels, pixels,
+              elementStrides, interleave, swizzle, l2, fill);
+}};
+
+HOOK(cuGraphAddMemcpyNode)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
+                           const CUDA_MEMCPY3D* p, CUcontext ctx) {
+  auto c = stripCopy(p);
+  return real(node, graph, deps, n, &c, ctx);
+}};
+HOOK(cuGraphMemcpyNodeSetParams)(Fn real, CUgraphNode node, const CUDA_MEMCPY3D* p) {
+  auto c = stripCopy(p);
+  return real(node, &c);
+}};
+HOOK(cuGraphExecMemcpyNodeSetParams)(Fn real, CUgraphExec exec, CUgraphNode node, const CUDA_MEMCPY3D* p, CUcontext ctx) {
+  auto c = stripCopy(p);
+  return real(exec, node, &c, ctx);
+}};
+CUDA_MEMSET_NODE_PARAMS stripCopy(const CUDA_MEMSET_NODE_PARAMS* p) {
+  CUDA_MEMSET_NODE_PARAMS c = *p;
+  c.dst = strip(c.dst);
+  return c;
+}
+HOOK(cuGraphAddMemsetNode)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
+                           const CUDA_MEMSET_NODE_PARAMS* p, CUcontext ctx) {
+  auto c = stripCopy(p);
+  return real(node, graph, deps, n, &c, ctx);
+}};
+HOOK(cuGraphMemsetNodeSetParams)(Fn real, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS* p) {
+  auto c = stripCopy(p);
+  return real(node, &c);
+}};
+HOOK(cuGraphExecMemsetNodeSetParams)(Fn real, CUgraphExec exec, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS* p,
+                                     CUcontext ctx) {
+  auto c = stripCopy(p);
+  return real(exec, node, &c, ctx);
+}};
+HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
+                                         size_t n, CUdeviceptr p) {
+  return real(node, graph, deps, n, strip(p));
+}};
+
+#undef HOOK
+#undef HOOK_SINCE
+#undef HOOK_BEFORE
+
+// Every hook above, once. (A hook missing here is never handed out.)
+#define CUCATCH_HOOKS(X)                                                                            \
+  X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
+  X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
+  X(cuLibraryGetKernel) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
+  X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \
+  X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyPeer) X(cuMemcpyPeerAsync) X(cuMemcpyHtoD)                 \
+  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoD) X(cuMemcpyDtoDAsync)    \
+  X(cuMemcpyDtoA) X(cuMemcpyAtoD) X(cuMemcpy2D) X(cuMemcpy2DUnaligned) X(cuMemcpy2DAsync)           \
+  X(cuMemcpy3D) X(cuMemcpy3DAsync) X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync) X(cuMemsetD8)          \
+  X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)          \
+  X(cuMemsetD2D8) X(cuMemsetD2D16) X(cuMemsetD2D32) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)      \
+  X(cuMemsetD2D32Async) X(cuMemGetAddressRange) X(cuPointerGetAttribute) X(cuPointerGetAttributes)  \
+  X(cuPointerSetAttribute) X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuMemPrefetchAsync_old) X(cuMemAdvise_old)    \
+  X(cuMemRangeGetAttribute)           \
+  X(cuMemRangeGetAttributes) X(cuStreamAttachMemAsync) X(cuIpcGetMemHandle) X(cuStreamWriteValue32) \
+  X(cuStreamWriteValue64) X(cuStreamWaitValue32) X(cuStreamWaitValue64) X(cuTexObjectCreate)       \
+  X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col) X(cuGraphAddMemcpyNode)                      \
+  X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams) X(cuGraphAddMemsetNode)           \
+  X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams) X(cuGraphAddMemFreeNode)
+
+const HookEntry* findHook(std::string_view name, int version) {
+#define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),
+  static const HookEntry hooks[] = {CUCATCH_HOOKS(CUCATCH_ENTRY)};
+#undef CUCATCH_ENTRY
+  for (const auto& h : hooks)
+    if (name == h.name && version >= h.minVersion && version < h.maxVersion) return &h;
+  return nullptr;
+}
+
+// ---- cuGetProcAddress and dlsym -----------------------------------------------------------------
+
+using GetProcAddressV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using GetProcAddressV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+std::atomic<GetProcAddressV2> realGetProcAddressV2{nullptr};
+std::atomic<GetProcAddressV1> realGetProcAddressV1{nullptr};
+
+CUresult ourGetProcAddressV2(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+CUresult ourGetProcAddressV1(const char*, void**, int, cuuint64_t);
+
+void bindRuntime() {
+  if (auto real = realGetProcAddressV2.load()) Runtime::get().bindDriver(real);
+}
+
+// Replaces the real entry point in *pfn by our wrapper, where we have one.
+void intercept(const char* symbol, void** pfn, int version) {
+  std::string_view name(symbol);
+  if (name == "cuGetProcAddress") {
+    if (version >= 12000) {
+      realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(*pfn));
+      *pfn = reinterpret_cast<void*>(&ourGetProcAddressV2);
+    } else {
+      realGetProcAddressV1.store(reinterpret_cast<GetProcAddressV1>(*pfn));
+      *pfn = reinterpret_cast<void*>(&ourGetProcAddressV1);
+    }
+    return;
+  }
+  const HookEntry* h = findHook(name, version);
+  if (!h) {
+    if (findHook(name, 1 << 29)) Runtime::get().log(fmt::format("{} asked for ABI version {}: not intercepted", symbol, version));
+    return;
+  }
+  void* real = *pfn;
+  for (size_t i = 0; i < kSlots; ++i) {
+    void* expected = nullptr;
+    if (h->slots[i].compare_exchange_strong(expected, real) || expected == real) {
+      *pfn = h->trampolines[i];
+      return;
+    }
+  }
+  Runtime::get().log(fmt::format("{}: more than {} variants; this one is not intercepted", symbol, kSlots));
+}
+
+CUresult ourGetProcAddressV2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult* status) {
+  CUresult r = realGetProcAddressV2.load()(symbol, pfn, version, flags, status);
+  if (r == CUDA_SUCCESS && symbol && pfn && *pfn) {
+    bindRuntime();
+    intercept(symbol, pfn, version);
+  }
+  return r;
+}
+
+CUresult ourGetProcAddressV1(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+  CUresult r = realGetProcAddressV1.load()(symbol, pfn, version, flags);
+  if (r == CUDA_SUCCESS && symbol && pfn && *pfn) {
+    bindRuntime();
+    intercept(symbol, pfn, version);
+  }
+  return r;
+}
+
+using DlsymFn = void* (*)(void*, const char*);
+DlsymFn realDlsym() {
+  static DlsymFn real = [] {
+    void* p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    return reinterpret_cast<DlsymFn>(p);
+  }();
+  return real;
+}
+
+}  // namespace
+
+extern "C" {
+
+// The program's (and the CUDA runtime's) dlsym. Everything but the two cuGetProcAddress
+// entry points is passed through. (dlsym(RTLD_NEXT, ...) therefore searches after libcucatch
+// rather than after the caller: see docs/runtime.md.)
+__attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
+  void* p = realDlsym()(handle, name);
+  if (!p) return p;
+  if (std::strcmp(name, "cuGetProcAddress_v2") == 0) {
+    realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(p));
+    bindRuntime();
+    return reinterpret_cast<void*>(&ourGetProcAddressV2);
+  }
+  if (std::strcmp(name, "cuGetProcAddress") == 0) {
+    realGetProcAddressV1.store(reinterpret_cast<GetProcAddressV1>(p));
+    return reinterpret_cast<void*>(&ourGetProcAddressV1);
+  }
+  return p;
+}
+
+// Lets cucatch-run and tests see that the runtime is in the process.
+__attribute__((visibility("default"))) int cucatch_runtime_abi_version() { return cucatch::abi::kAbiVersion; }
+
+}  // extern "C"
+
+// The runtime reads its options when the library is loaded, so that a bad CUCATCH_* value is
+// reported before the program starts.
+__attribute__((constructor)) static void cucatchLoaded() { Runtime::get(); }

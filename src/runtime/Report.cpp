@@ -1,0 +1,229 @@
+#include "runtime/Report.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace cucatch::runtime {
+
+SiteTable SiteTable::parse(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw std::runtime_error("site table is not valid JSON");
+  if (j.value("abi", 0u) != abi::kAbiVersion)
+    throw std::runtime_error(fmt::format("site table of ABI version {} (this runtime: {})", j.value("abi", 0u),
+                                         abi::kAbiVersion));
+  SiteTable t;
+  t.module = j.value("module", std::string());
+  std::map<std::string, std::string> files;
+  if (j.contains("files") && j["files"].is_object())
+    for (auto& [k, v] : j["files"].items()) files[k] = v.get<std::string>();
+  for (const auto& s : j.at("sites")) {
+    Site site;
+    site.function = s.value("function", std::string());
+    site.ptxLine = s.value("ptx_line", 0u);
+    site.line = s.value("line", 0u);
+    site.column = s.value("column", 0u);
+    site.instruction = s.value("instruction", std::string());
+    uint32_t file = s.value("file", 0u);
+    if (file != 0 && files.count(std::to_string(file))) site.file = files[std::to_string(file)];
+    uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
+    if (id >= t.sites.size()) t.sites.resize(id + 1);
+    t.sites[id] = std::move(site);
+  }
+  return t;
+}
+
+std::string_view violationKindName(ViolationKind k) {
+  switch (k) {
+    case ViolationKind::OutOfBounds: return "out-of-bounds";
+    case ViolationKind::UseAfterFree: return "use-after-free";
+    case ViolationKind::DoubleFree: return "double-free";
+    case ViolationKind::InvalidFree: return "invalid-free";
+    case ViolationKind::Leak: return "leak";
+  }
+  return "?";
+}
+
+Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
+  Violation v;
+  uint32_t verdict = r.meta & abi::kMetaVerdictMask;
+  v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
+  v.staleTag = verdict == abi::kErrorTagMismatch;
+  switch (r.info & 0xFF) {
+    case abi::kAccessWrite: v.access = "write"; break;
+    case abi::kAccessAtomic: v.access = "atomic"; break;
+    default: v.access = "read"; break;
+  }
+  v.size = r.info >> 8;
+  v.address = r.address;
+  v.site = site;
+  v.module = std::move(module);
+  v.block = {r.block[0], r.block[1], r.block[2]};
+  v.thread = {r.thread[0], r.thread[1], r.thread[2]};
+  v.pointerTag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
+  v.allocation = allocation;
+  return v;
+}
+
+std::vector<Violation> fold(std::vector<Violation> in) {
+  std::vector<Violation> out;
+  std::map<std::tuple<int, const Site*, const Allocation*, std::string>, size_t> seen;
+  for (auto& v : in) {
+    auto key = std::make_tuple(static_cast<int>(v.kind), v.site, v.allocation, v.module);
+    bool kernel = v.site != nullptr;
+    if (kernel) {
+      auto it = seen.find(key);
+      if (it != seen.end()) {
+        ++out[it->second].repeats;
+        continue;
+      }
+      seen[key] = out.size();
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(::abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && d ? std::string(d.get()) : mangled;
+}
+
+namespace {
+
+std::string hex(uint64_t a) { return fmt::format("0x{:016x}", a); }
+
+std::string where(const Violation& v) {
+  if (!v.site) return fmt::format("an unknown site of module {}", v.module.empty() ? "?" : v.module);
+  std::string ptx = fmt::format("PTX line {} of {}", v.site->ptxLine, v.module.empty() ? "?" : v.module);
+  if (v.site->file.empty()) return fmt::format("{}: {}", ptx, v.site->instruction);
+  return fmt::format("{}:{}{} ({}: {})", v.site->file, v.site->line,
+                     v.site->column ? fmt::format(":{}", v.site->column) : "", ptx, v.site->instruction);
+}
+
+// "4 bytes after the end of", "8 bytes before", "at offset 12 of" a W-byte allocation.
+std::string relation(const Violation& v, const Allocation& a) {
+  uint64_t end = a.base + a.size;
+  if (v.address >= end) return fmt::format("{} bytes after the end of", v.address - end);
+  if (v.address < a.base) return fmt::format("{} bytes before", a.base - v.address);
+  if (v.address + v.size > end)
+    return fmt::format("at offset {} (the last {} of its {} bytes are past the end) of", v.address - a.base,
+                       v.address + v.size - end, v.size);
+  return fmt::format("at offset {} of", v.address - a.base);
+}
+
+void frames(std::string& out, const char* title, const Backtrace& bt, const Symbolizer& symbolize) {
+  out += fmt::format("cucatch:   {}:\n", title);
+  if (bt.empty()) out += "cucatch:     (no backtrace recorded)\n";
+  for (size_t i = 0; i < bt.size(); ++i) out += fmt::format("cucatch:     #{} {}\n", i, symbolize(bt[i]));
+}
+
+std::string allocationLine(const Allocation& a) {
+  return fmt::format("a {}-byte {} allocation at {}", a.size, memoryKindName(a.kind), hex(a.base));
+}
+
+}  // namespace
+
+std::string formatText(const Violation& v, const Metadata& metadata, const Symbolizer& symbolize) {
+  std::string out;
+  const Allocation* a = v.allocation;
+  switch (v.kind) {
+    case ViolationKind::OutOfBounds:
+    case ViolationKind::UseAfterFree: {
+      out += fmt::format("cucatch: ERROR: {} {} of {} bytes at {}\n", violationKindName(v.kind), v.access, v.size,
+                         hex(v.address));
+      std::string kernel = v.site ? demangle(v.site->function) : std::string("?");
+      out += fmt::format("cucatch:   in kernel {} at block ({},{},{}) thread ({},{},{})\n", kernel, v.block[0],
+                         v.block[1], v.block[2], v.thread[0], v.thread[1], v.thread[2]);
+      out += fmt::format("cucatch:   at {}\n", where(v));
+      if (v.staleTag)
+        out += fmt::format("cucatch:   the pointer carries tag {}, which its table entry no longer has: it "
+                           "points into memory freed and reallocated since\n",
+                           v.pointerTag);
+      if (a) {
+        out += fmt::format("cucatch:   address is {} {}{}\n", relation(v, *a), allocationLine(*a),
+                           a->live ? "" : ", freed");
+        const Allocation* hit = metadata.find(v.address);
+        if (hit && hit != a && hit->live && v.kind == ViolationKind::OutOfBounds)
+          out += fmt::format("cucatch:   (it lands inside {}, a different live allocation)\n", allocationLine(*hit));
+        frames(out, "allocated at", a->allocatedAt, symbolize);
+        if (!a->live) frames(out, "freed at", a->freedAt, symbolize);
+      } else {
+        out += "cucatch:   the allocation is no longer known to cucatch\n";
+      }
+      if (v.repeats)
+        out += fmt::format("cucatch:   {} more threads made the same access at this site (not shown)\n", v.repeats);
+      break;
+    }
+    case ViolationKind::DoubleFree:
+    case ViolationKind::InvalidFree:
+      out += fmt::format("cucatch: ERROR: {} of {}\n", violationKindName(v.kind), hex(v.address));
+      frames(out, "freed at", v.backtrace, symbolize);
+      if (a) {
+        if (v.kind == ViolationKind::DoubleFree) {
+          out += fmt::format("cucatch:   {} was freed before\n", allocationLine(*a));
+          frames(out, "first freed at", a->freedAt, symbolize);
+        } else {
+          out += fmt::format("cucatch:   the address is at offset {} of {}\n", v.address - a->base, allocationLine(*a));
+        }
+        frames(out, "allocated at", a->allocatedAt, symbolize);
+      } else {
+        out += "cucatch:   the address was not returned by any allocation cucatch saw\n";
+      }
+      break;
+    case ViolationKind::Leak:
+      out += fmt::format("cucatch: ERROR: leak of {}, never freed\n", a ? allocationLine(*a) : std::string("?"));
+      if (a) frames(out, "allocated at", a->allocatedAt, symbolize);
+      break;
+  }
+  return out;
+}
+
+nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
+  auto frameList = [&](const Backtrace& bt) {
+    nlohmann::json l = nlohmann::json::array();
+    for (uintptr_t f : bt) l.push_back(symbolize(f));
+    return l;
+  };
+  nlohmann::json j{{"kind", violationKindName(v.kind)}, {"address", hex(v.address)}};
+  if (v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree) {
+    j["access"] = v.access;
+    j["size"] = v.size;
+    j["block"] = v.block;
+    j["thread"] = v.thread;
+    j["module"] = v.module;
+    j["pointer_tag"] = v.pointerTag;
+    j["stale_tag"] = v.staleTag;
+    j["repeats"] = v.repeats;
+    if (v.site) {
+      j["kernel"] = demangle(v.site->function);
+      j["kernel_mangled"] = v.site->function;
+      j["file"] = v.site->file;
+      j["line"] = v.site->line;
+      j["column"] = v.site->column;
+      j["ptx_line"] = v.site->ptxLine;
+      j["instruction"] = v.site->instruction;
+    }
+  }
+  if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
+  if (const Allocation* a = v.allocation) {
+    nlohmann::json al{{"base", hex(a->base)},
+                      {"size", a->size},
+                      {"memory", memoryKindName(a->kind)},
+                      {"offset", static_cast<int64_t>(v.address - a->base)},
+                      {"live", a->live},
+                      {"allocated_at", frameList(a->allocatedAt)}};
+    if (!a->live) al["freed_at"] = frameList(a->freedAt);
+    j["allocation"] = al;
+  }
+  return j;
+}
+
+}  // namespace cucatch::runtime

@@ -1,0 +1,70 @@
+// Violations and how they are told: one text report per violation (every line starts with
+// "cucatch:", the first with "cucatch: ERROR:"), and the same as JSON for CUCATCH_REPORT. Also
+// the module site tables the rewriter embeds (__cucatch_sites). No CUDA here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/Metadata.h"
+#include "runtime/cucatch_abi.h"
+
+namespace cucatch::runtime {
+
+// One instrumented access, as the rewriter described it.
+struct Site {
+  std::string function;     // PTX (mangled) name
+  std::string file;         // from .loc, empty without line info
+  uint32_t line = 0, column = 0;
+  uint32_t ptxLine = 0;
+  std::string instruction;  // the PTX text of the access
+};
+
+// An instrumented module's site table, parsed from its JSON. Throws std::runtime_error on
+// malformed JSON or a different ABI.
+struct SiteTable {
+  std::string module;  // the PTX file the rewriter read
+  std::vector<Site> sites;
+  static SiteTable parse(std::string_view json);
+};
+
+enum class ViolationKind { OutOfBounds, UseAfterFree, DoubleFree, InvalidFree, Leak };
+std::string_view violationKindName(ViolationKind k);
+
+struct Violation {
+  ViolationKind kind = ViolationKind::OutOfBounds;
+  // Kernel accesses:
+  std::string access;  // "read", "write", "atomic"
+  uint32_t size = 0;
+  uint64_t address = 0;  // untagged
+  const Site* site = nullptr;
+  std::string module;
+  std::array<uint32_t, 3> block{}, thread{};
+  uint8_t pointerTag = 0;
+  bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
+  // The allocation the access was checked against (or freed twice, or leaked).
+  const Allocation* allocation = nullptr;
+  // Host-side violations (frees): where they happened.
+  Backtrace backtrace;
+  uint32_t repeats = 0;  // identical violations folded into this one
+};
+
+// Turns an error record into a violation; `site` and `allocation` are looked up by the caller.
+Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::string module,
+                     const Allocation* allocation);
+
+// Folds violations of one site against one allocation into the first (counted in repeats).
+std::vector<Violation> fold(std::vector<Violation> violations);
+
+using Symbolizer = std::function<std::string(uintptr_t)>;
+std::string demangle(const std::string& mangled);
+std::string formatText(const Violation& v, const Metadata& metadata, const Symbolizer& symbolize);
+nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize);
+
+}  // namespace cucatch::runtime

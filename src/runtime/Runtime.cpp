@@ -1,0 +1,539 @@
+#include "runtime/Runtime.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace cucatch::runtime {
+
+namespace {
+
+constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * sizeof(uint32_t);
+constexpr size_t kL1Entries = size_t(1) << abi::kShadowL1Bits;
+
+// Errors after which the context is gone: an instrumented kernel that trapped ends this way.
+bool isLaunchFailure(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void writeErr(const std::string& s) {
+  // One write per report, so that reports of several threads do not interleave by line.
+  fflush(stderr);
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(2, s.data() + done, s.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+Runtime& Runtime::get() {
+  // Never destroyed: drivers and other libraries call in during their own teardown.
+  static Runtime* runtime = new Runtime();
+  return *runtime;
+}
+
+Runtime::Runtime() : options_(Options::defaults()) {
+  std::string error = options_.load([](const char* name) { return std::getenv(name); });
+  if (!error.empty()) {
+    writeErr(fmt::format("cucatch: error: {}\n", error));
+    _exit(2);
+  }
+  MetadataConfig config;
+  config.tags = options_.tags;
+  config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
+  metadata_ = Metadata(config);
+  std::atexit([] { Runtime::get().atExit(); });
+}
+
+void Runtime::log(const std::string& line) {
+  if (options_.debug) writeErr(fmt::format("cucatch: debug: {}\n", line));
+}
+
+void Runtime::bindDriver(decltype(&::cuGetProcAddress_v2) getProcAddress) {
+  std::lock_guard lock(mutex_);
+  if (d_.cuCtxGetCurrent) return;
+  bool missing = false;
+#define CUCATCH_RESOLVE(name)                                                                    \
+  {                                                                                              \
+    void* fn = nullptr;                                                                          \
+    CUdriverProcAddressQueryResult status;                                                       \
+    if (getProcAddress(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && fn) \
+      d_.name = reinterpret_cast<decltype(d_.name)>(fn);                                         \
+    else {                                                                                       \
+      writeErr("cucatch: warning: the driver has no " #name "\n");                               \
+      missing = true;                                                                            \
+    }                                                                                            \
+  }
+  CUCATCH_DRIVER_FUNCTIONS(CUCATCH_RESOLVE)
+#undef CUCATCH_RESOLVE
+  if (missing) deviceFailed_ = true;
+}
+
+CUresult Runtime::ours(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) {
+    const char* name = "?";
+    if (d_.cuGetErrorName) d_.cuGetErrorName(r, &name);
+    writeErr(fmt::format("cucatch: warning: {} failed ({})\n", what, name));
+  }
+  return r;
+}
+
+void Runtime::relaxCapture(CUstreamCaptureMode& saved) {
+  saved = CU_STREAM_CAPTURE_MODE_RELAXED;
+  d_.cuThreadExchangeStreamCaptureMode(&saved);
+}
+void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStreamCaptureMode(&saved); }
+
+// ------------------------------------------------------------------------------ device tables
+
+bool Runtime::ensureDevice() {
+  if (deviceFailed_ || !d_.cuCtxGetCurrent) return false;
+  CUcontext ctx = nullptr;
+  if (d_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return false;
+  if (deviceReady_) {
+    if (ctx == context_) return true;
+    if (!warnedOtherContext_)
+      writeErr("cucatch: warning: allocations and launches in a second CUDA context are not checked "
+               "(cucatch follows the first context only)\n");
+    warnedOtherContext_ = true;
+    return false;
+  }
+  context_ = ctx;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  bool ok = true;
+  auto step = [&](CUresult r, const char* what) { ok = ok && ours(r, what) == CUDA_SUCCESS; };
+  step(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating cucatch's stream");
+  size_t bstBytes = metadata_.bst().size() * sizeof(abi::BstEntry);
+  if (ok) step(d_.cuMemAlloc(&bst_, bstBytes), "allocating the base & size table");
+  if (ok) step(d_.cuMemAlloc(&zeroTable_, kL2Bytes), "allocating the shadow map");
+  if (ok) step(d_.cuMemAlloc(&l1_, kL1Entries * sizeof(uint64_t)), "allocating the shadow map");
+  if (ok) {
+    metadata_.takeDirtyEntries();  // the whole table goes up now
+    step(d_.cuMemcpyHtoDAsync(bst_, metadata_.bst().data(), bstBytes, stream_), "uploading the base & size table");
+    step(d_.cuMemsetD32Async(zeroTable_, 0, kL2Bytes / 4, stream_), "clearing the shadow map");
+    // Every first-level slot points at the shared all-zero second level.
+    step(d_.cuMemsetD2D32Async(l1_, 8, static_cast<uint32_t>(zeroTable_), 1, kL1Entries, stream_), "filling the shadow map");
+    step(d_.cuMemsetD2D32Async(l1_ + 4, 8, static_cast<uint32_t>(zeroTable_ >> 32), 1, kL1Entries, stream_),
+         "filling the shadow map");
+  }
+  if (ok) {
+    errorBytes_ = abi::kErrorHeaderBytes + size_t(options_.maxErrors) * abi::kErrorRecordBytes;
+    errorBytes_ = (errorBytes_ + 4095) & ~size_t(4095);
+    errorHost_ = static_cast<unsigned char*>(std::aligned_alloc(4096, errorBytes_));
+    std::memset(errorHost_, 0, errorBytes_);
+    reinterpret_cast<abi::ErrorBufferHeader*>(errorHost_)->capacity = static_cast<uint32_t>(options_.maxErrors);
+    step(d_.cuMemHostRegister(errorHost_, errorBytes_, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
+         "registering the error buffer");
+    if (ok) step(d_.cuMemHostGetDevicePointer(&errorDevice_, errorHost_, 0), "mapping the error buffer");
+  }
+  if (ok) step(d_.cuStreamSynchronize(stream_), "setting up the device tables");
+  restoreCapture(saved);
+  if (!ok) {
+    deviceFailed_ = true;
+    writeErr("cucatch: warning: the device tables could not be set up: kernels run unchecked\n");
+    return false;
+  }
+  deviceReady_ = true;
+  log(fmt::format("device tables ready: bst {:#x} ({} entries), shadow L1 {:#x}, error buffer {:#x}", bst_,
+                  metadata_.bst().size(), l1_, errorDevice_));
+  return true;
+}
+
+CUdeviceptr Runtime::secondLevelTable(uint64_t slot) {
+  auto it = l2_.find(slot);
+  if (it != l2_.end()) return it->second;
+  CUdeviceptr t = 0;
+  if (ours(d_.cuMemAlloc(&t, kL2Bytes), "allocating a shadow table") != CUDA_SUCCESS) return 0;
+  ours(d_.cuMemsetD32Async(t, 0, kL2Bytes / 4, stream_), "clearing a shadow table");
+  CUdeviceptr entry = l1_ + slot * sizeof(uint64_t);
+  ours(d_.cuMemsetD32Async(entry, static_cast<uint32_t>(t), 1, stream_), "linking a shadow table");
+  ours(d_.cuMemsetD32Async(entry + 4, static_cast<uint32_t>(t >> 32), 1, stream_), "linking a shadow table");
+  ours(d_.cuStreamSynchronize(stream_), "linking a shadow table");
+  l2_[slot] = t;
+  return t;
+}
+
+void Runtime::publish(CUstream stream, bool streamOrdered) {
+  auto entries = metadata_.takeDirtyEntries();
+  auto writes = metadata_.shadow().takeWrites();
+  if (entries.empty() && writes.empty()) return;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  // Stream-ordered allocations and frees change the tables in their stream's order (memsets
+  // need no staging memory); everything else changes them now, before the next launch.
+  CUstream target = streamOrdered ? stream : stream_;
+  for (const auto& w : writes) {
+    CUdeviceptr table = secondLevelTable(w.l1Slot);
+    if (table) ours(d_.cuMemsetD32Async(table + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
+  }
+  for (uint32_t index : entries) {
+    const abi::BstEntry& e = metadata_.bst()[index];
+    CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
+    if (streamOrdered) {
+      uint32_t words[sizeof(abi::BstEntry) / 4];
+      std::memcpy(words, &e, sizeof words);
+      for (unsigned k = 0; k < std::size(words); ++k)
+        ours(d_.cuMemsetD32Async(at + 4 * k, words[k], 1, target), "updating the base & size table");
+    } else {
+      // Pageable source: the driver has staged it when the call returns.
+      ours(d_.cuMemcpyHtoDAsync(at, &e, sizeof e, stream_), "updating the base & size table");
+    }
+  }
+  if (!streamOrdered) ours(d_.cuStreamSynchronize(stream_), "updating the device tables");
+  restoreCapture(saved);
+}
+
+// ------------------------------------------------------------------------------ allocations
+
+Backtrace Runtime::backtrace() {
+  Backtrace out;
+  if (options_.backtraceDepth == 0) return out;
+  std::vector<void*> frames(static_cast<size_t>(options_.backtraceDepth) + 16);
+  int n = ::backtrace(frames.data(), static_cast<int>(frames.size()));
+  // Frames inside this library are not the program's.
+  Dl_info self{};
+  dladdr(reinterpret_cast<void*>(&Runtime::get), &self);
+  for (int i = 0; i < n && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i) {
+    Dl_info info{};
+    if (dladdr(frames[i], &info) && info.dli_fbase == self.dli_fbase) continue;
+    out.push_back(reinterpret_cast<uintptr_t>(frames[i]));
+  }
+  return out;
+}
+
+std::string Runtime::symbolize(uintptr_t frame) {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(frame), &info) || !info.dli_fname)
+    return fmt::format("{:#x}", frame);
+  uintptr_t offset = frame - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  if (info.dli_sname)
+    return fmt::format("{:#x} in {}+{:#x} ({}+{:#x})", frame, demangle(info.dli_sname),
+                       frame - reinterpret_cast<uintptr_t>(info.dli_saddr), info.dli_fname, offset);
+  return fmt::format("{:#x} in ({}+{:#x})", frame, info.dli_fname, offset);
+}
+
+CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream, bool streamOrdered) {
+  std::lock_guard lock(mutex_);
+  if (!ensureDevice()) return base;
+  CUdeviceptr p = metadata_.onAllocate(base, size, kind, backtrace());
+  publish(stream, streamOrdered);
+  log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
+  return p;
+}
+
+bool Runtime::freeing(CUdeviceptr pointer, CUdeviceptr& real, CUstream stream, bool streamOrdered) {
+  std::lock_guard lock(mutex_);
+  real = strip(pointer);
+  if (!deviceReady_ || pointer == 0) return true;
+  FreeResult r = metadata_.onFree(pointer, backtrace());
+  if (r.status == FreeStatus::Ok) {
+    publish(stream, streamOrdered);
+    log(fmt::format("free of {:#x}", pointer));
+    return true;
+  }
+  // A pointer cucatch never saw anything about may come from elsewhere (another context, an
+  // allocator it does not track): the driver decides.
+  if (r.status == FreeStatus::InvalidFree && r.allocation == nullptr) return true;
+  Violation v;
+  v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
+  v.address = strip(pointer);
+  v.allocation = r.allocation;
+  v.backtrace = backtrace();
+  report({std::move(v)});
+  return false;
+}
+
+// ------------------------------------------------------------------------------ launches
+
+void Runtime::noteKernelHandle(void* kernel) {
+  std::lock_guard lock(mutex_);
+  kernelHandles_.insert(kernel);
+}
+
+Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
+  resolved = static_cast<CUfunction>(handle);
+  auto cached = functionModule_.find(handle);
+  if (cached != functionModule_.end()) {
+    resolved = cached->second.function;
+    return cached->second.module;
+  }
+  CUfunction f = static_cast<CUfunction>(handle);
+  if (kernelHandles_.count(handle)) {
+    CUfunction g = nullptr;
+    if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS) f = g;
+  }
+  CUmodule mod = nullptr;
+  if (d_.cuFuncGetModule(&mod, f) != CUDA_SUCCESS) {
+    CUfunction g = nullptr;
+    if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS &&
+        d_.cuFuncGetModule(&mod, g) == CUDA_SUCCESS) {
+      f = g;
+    } else {
+      log(fmt::format("launch of {} whose module cannot be found: its arguments are passed as they are", handle));
+      functionModule_[handle] = {nullptr, f};
+      return nullptr;
+    }
+  }
+  auto& slot = modules_[mod];
+  if (!slot) {
+    slot = std::make_unique<Module>();
+    registerModule(mod, *slot);
+  }
+  functionModule_[handle] = {slot.get(), f};
+  resolved = f;
+  return slot.get();
+}
+
+void Runtime::registerModule(CUmodule mod, Module& m) {
+  CUdeviceptr state = 0, marker = 0, sites = 0;
+  size_t stateBytes = 0, markerBytes = 0, sitesBytes = 0;
+  if (d_.cuModuleGetGlobal(&state, &stateBytes, mod, CUCATCH_STATE_SYMBOL) != CUDA_SUCCESS) {
+    log(fmt::format("module {} is not instrumented", static_cast<void*>(mod)));
+    return;
+  }
+  m.instrumented = true;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  uint32_t version = 0;
+  if (d_.cuModuleGetGlobal(&marker, &markerBytes, mod, CUCATCH_MARKER_SYMBOL) == CUDA_SUCCESS && markerBytes == 4) {
+    d_.cuMemcpyDtoHAsync(&version, marker, 4, stream_);
+    d_.cuStreamSynchronize(stream_);
+  }
+  if (version != abi::kAbiVersion || stateBytes != abi::kStateBytes) {
+    writeErr(fmt::format("cucatch: warning: a module was instrumented for cucatch ABI version {}, this runtime "
+                         "implements version {}: its kernels run unchecked (rebuild it)\n",
+                         version, abi::kAbiVersion));
+    restoreCapture(saved);
+    return;
+  }
+  // The compilation units linked into this module, by their marker kernels; their site tables
+  // are read now, while the context is sure to be alive.
+  unsigned count = 0;
+  std::vector<CUfunction> functions;
+  if (d_.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS) {
+    functions.resize(count);
+    if (d_.cuModuleEnumerateFunctions(functions.data(), count, mod) != CUDA_SUCCESS) functions.clear();
+  }
+  size_t unitsFound = 0;
+  for (CUfunction f : functions) {
+    const char* name = nullptr;
+    if (d_.cuFuncGetName(&name, f) != CUDA_SUCCESS || !name) continue;
+    std::string_view n(name);
+    if (n.rfind(CUCATCH_UNIT_PREFIX, 0) != 0) continue;
+    std::string hex(n.substr(std::strlen(CUCATCH_UNIT_PREFIX)));
+    uint32_t unit = static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16));
+    ++unitsFound;
+    if (units_.count(unit)) continue;
+    std::string symbol = CUCATCH_SITES_PREFIX + hex;
+    if (d_.cuModuleGetGlobal(&sites, &sitesBytes, mod, symbol.c_str()) != CUDA_SUCCESS || sitesBytes == 0) continue;
+    std::string json(sitesBytes, '\0');
+    d_.cuMemcpyDtoHAsync(json.data(), sites, sitesBytes, stream_);
+    d_.cuStreamSynchronize(stream_);
+    json.resize(strnlen(json.data(), json.size()));
+    try {
+      units_[unit] = SiteTable::parse(json);
+    } catch (const std::exception& e) {
+      writeErr(fmt::format("cucatch: warning: the site table {} is unreadable ({}): its reports will lack "
+                           "source positions\n",
+                           symbol, e.what()));
+    }
+  }
+  abi::ModuleState s{};
+  s.bst = bst_;
+  s.bstCapacity = metadata_.bst().size();
+  s.shadowL1 = l1_;
+  s.errorBuffer = errorDevice_;
+  s.flags = options_.continueMode() ? abi::kFlagContinue : 0;
+  ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, stream_), "publishing the runtime state to a module");
+  ours(d_.cuStreamSynchronize(stream_), "publishing the runtime state to a module");
+  restoreCapture(saved);
+  log(fmt::format("registered instrumented module {} with {} compilation units", static_cast<void*>(mod), unitsFound));
+}
+
+bool Runtime::untagWord(unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if (tagOf(v) == 0) return false;
+  uint64_t a = untag(v);
+  // A pointer into (or one past the end of) an allocation cucatch handed out with a tag.
+  const Allocation* hit = metadata_.find(a);
+  if (!hit && a > 0) hit = metadata_.find(a - 1);
+  if (!hit || hit->tag != tagOf(v)) return false;
+  std::memcpy(p, &a, 8);
+  return true;
+}
+
+void Runtime::untagArguments(CUfunction f, void**& params, void**& extra, LaunchArguments& scratch) {
+  if (params) {
+    auto it = paramLayout_.find(f);
+    if (it == paramLayout_.end()) {
+      std::vector<std::pair<size_t, size_t>> layout;
+      size_t offset = 0, size = 0;
+      for (size_t i = 0; d_.cuFuncGetParamInfo(f, i, &offset, &size) == CUDA_SUCCESS; ++i)
+        layout.emplace_back(offset, size);
+      it = paramLayout_.emplace(f, std::move(layout)).first;
+    }
+    const auto& layout = it->second;
+    bool changed = false;
+    scratch.values.resize(layout.size());
+    scratch.params.assign(params, params + layout.size());
+    for (size_t i = 0; i < layout.size(); ++i) {
+      auto [offset, size] = layout[i];
+      auto& value = scratch.values[i];
+      value.assign(static_cast<unsigned char*>(params[i]), static_cast<unsigned char*>(params[i]) + size);
+      bool mine = false;
+      for (size_t k = (8 - offset % 8) % 8; k + 8 <= size; k += 8) mine |= untagWord(value.data() + k);
+      if (mine) {
+        scratch.params[i] = value.data();
+        changed = true;
+      }
+    }
+    if (changed) params = scratch.params.data();
+    return;
+  }
+  if (!extra) return;
+  void* buffer = nullptr;
+  size_t* bytes = nullptr;
+  for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+    if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+    else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) bytes = static_cast<size_t*>(extra[i + 1]);
+  }
+  if (!buffer || !bytes) return;
+  scratch.buffer.assign(static_cast<unsigned char*>(buffer), static_cast<unsigned char*>(buffer) + *bytes);
+  bool changed = false;
+  for (size_t k = 0; k + 8 <= scratch.buffer.size(); k += 8) changed |= untagWord(scratch.buffer.data() + k);
+  if (!changed) return;
+  scratch.bufferSize = scratch.buffer.size();
+  scratch.extra = {CU_LAUNCH_PARAM_BUFFER_POINTER, scratch.buffer.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                   &scratch.bufferSize, CU_LAUNCH_PARAM_END};
+  extra = scratch.extra.data();
+}
+
+void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch) {
+  std::lock_guard lock(mutex_);
+  if (!ensureDevice()) return;
+  publish(nullptr, false);
+  CUfunction f = nullptr;
+  Module* m = moduleOf(function, f);
+  if (m && !m->instrumented && options_.tags) untagArguments(f, params, extra, scratch);
+}
+
+// ------------------------------------------------------------------------------ reports
+
+CUresult Runtime::after(CUresult result) {
+  if (isLaunchFailure(result)) {
+    std::lock_guard lock(mutex_);
+    drain(true);
+  }
+  return result;
+}
+
+void Runtime::synchronized() {
+  std::lock_guard lock(mutex_);
+  drain(false);
+}
+
+void Runtime::drain(bool launchFailed) {
+  if (!errorHost_) return;
+  auto* header = reinterpret_cast<volatile abi::ErrorBufferHeader*>(errorHost_);
+  uint32_t count = header->count;
+  uint32_t capacity = header->capacity;
+  uint32_t recorded = std::min(count, capacity);
+  if (recorded <= drained_) {
+    if (launchFailed) log("a launch failed with no violation recorded: not cucatch's to report");
+    return;
+  }
+  std::vector<Violation> found;
+  for (uint32_t i = drained_; i < recorded; ++i) {
+    abi::ErrorRecord r;
+    std::memcpy(&r, errorHost_ + abi::kErrorHeaderBytes + size_t(i) * abi::kErrorRecordBytes, sizeof r);
+    auto unit = units_.find(r.unit);
+    const SiteTable* table = unit != units_.end() ? &unit->second : nullptr;
+    const Site* site = table && r.site < table->sites.size() ? &table->sites[r.site] : nullptr;
+    uint8_t entryTag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
+    const Allocation* a = metadata_.findChecked(r.base, r.size, entryTag);
+    found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
+  }
+  drained_ = recorded;
+  if (count > capacity)
+    writeErr(fmt::format("cucatch: {} more violations were not recorded (the error buffer holds {}; raise "
+                         "CUCATCH_MAX_ERRORS)\n",
+                         count - capacity, capacity));
+  report(std::move(found));
+}
+
+void Runtime::report(std::vector<Violation> violations) {
+  if (violations.empty()) return;
+  bool fatal = !options_.continueMode();
+  auto sym = [this](uintptr_t f) { return symbolize(f); };
+  for (const auto& v : fold(std::move(violations))) {
+    writeErr(formatText(v, metadata_, sym));
+    jsonReports_.push_back(toJson(v, sym));
+    ++errorsReported_;
+  }
+  if (std::string path = options_.jsonReportPath(); !path.empty()) {
+    nlohmann::json doc{{"errors", nlohmann::json::array()}, {"leaks", nlohmann::json::array()}};
+    for (const auto& j : jsonReports_) doc[j["kind"] == "leak" ? "leaks" : "errors"].push_back(j);
+    std::ofstream out(path);
+    out << doc.dump(1) << "\n";
+    if (!out) writeErr(fmt::format("cucatch: warning: cannot write the JSON report to {}\n", path));
+  }
+  if (fatal && !exiting_) terminate();
+}
+
+void Runtime::terminate() {
+  writeErr(fmt::format("cucatch: {} error{} reported; exiting with status {}\n", errorsReported_,
+                       errorsReported_ == 1 ? "" : "s", options_.errorExitCode));
+  fflush(stdout);
+  fflush(stderr);
+  _exit(static_cast<int>(options_.errorExitCode));
+}
+
+void Runtime::atExit() {
+  std::lock_guard lock(mutex_);
+  exiting_ = true;
+  if (deviceReady_) {
+    // Kernels still running may yet record violations; their failure is reported below.
+    CUcontext ctx = nullptr;
+    if (d_.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == context_) d_.cuCtxSynchronize();
+    drain(false);
+  }
+  if (options_.leakCheck) {
+    std::vector<Violation> leaks;
+    for (const Allocation* a : metadata_.live()) {
+      Violation v;
+      v.kind = ViolationKind::Leak;
+      v.address = a->base;
+      v.allocation = a;
+      leaks.push_back(std::move(v));
+    }
+    report(std::move(leaks));
+  }
+  if (errorsReported_ > 0) terminate();
+}
+
+}  // namespace cucatch::runtime

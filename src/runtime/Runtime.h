@@ -1,0 +1,137 @@
+// The cucatch runtime inside a process: owns the metadata (host mirror and device tables), the
+// registry of loaded modules, the error buffer, and reporting. The interposer (Interposer.cpp)
+// calls it from the driver entry points it wraps; nothing else does.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/Metadata.h"
+#include "runtime/Options.h"
+#include "runtime/Report.h"
+
+namespace cucatch::runtime {
+
+// The real driver entry points the runtime itself calls, resolved through the driver's own
+// cuGetProcAddress (never through our wrappers, so our own allocations stay untracked).
+struct Driver {
+#define CUCATCH_DRIVER_FUNCTIONS(X)                                                               \
+  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemsetD32Async) X(cuMemcpyHtoDAsync)  \
+  X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
+  X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
+  X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
+  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)
+#define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
+  CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
+#undef CUCATCH_DECLARE
+};
+
+// Scratch storage for a launch whose parameters had to be rewritten (untagged copies).
+struct LaunchArguments {
+  std::vector<std::vector<unsigned char>> values;
+  std::vector<void*> params;
+  std::vector<unsigned char> buffer;
+  size_t bufferSize = 0;
+  std::vector<void*> extra;
+};
+
+class Runtime {
+ public:
+  static Runtime& get();
+  const Options& options() const { return options_; }
+  bool debug() const { return options_.debug; }
+
+  // Binds the driver: `getProcAddress` is the real cuGetProcAddress_v2.
+  void bindDriver(decltype(&::cuGetProcAddress_v2) getProcAddress);
+
+  // ---- allocations: called after the real allocation succeeded ---------------------------
+  // Returns the pointer to hand to the program (tagged unless tags are off or the kind is
+  // host-visible). `stream` is set for stream-ordered allocations, whose metadata update is
+  // enqueued on that stream instead of being made at once.
+  CUdeviceptr allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream = nullptr,
+                        bool streamOrdered = false);
+  // Before a free. Returns true with `real` set to the pointer for the real free; false when the
+  // free is a double or invalid free (already reported).
+  bool freeing(CUdeviceptr pointer, CUdeviceptr& real, CUstream stream = nullptr, bool streamOrdered = false);
+
+  // ---- launches --------------------------------------------------------------------------
+  // Registers the module of `function` on first sight (fills its __cucatch_state), and for
+  // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the
+  // caller launches with the returned params/extra.
+  void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch);
+  void noteKernelHandle(void* kernel);
+
+  // ---- results -----------------------------------------------------------------------------
+  // After any wrapped call: a launch failure makes the runtime look for violation records.
+  CUresult after(CUresult result);
+  // At synchronization points: report what instrumented kernels recorded (continue mode).
+  void synchronized();
+  void atExit();
+
+  static CUdeviceptr strip(CUdeviceptr p) { return untag(p); }
+  void* stripHost(void* p) { return reinterpret_cast<void*>(untag(reinterpret_cast<uint64_t>(p))); }
+  // The tag of `p` on `q` (for entry points that return an address derived from an argument).
+  static CUdeviceptr retag(CUdeviceptr q, CUdeviceptr like) { return tagOf(like) ? withTag(q, tagOf(like)) : q; }
+
+  Backtrace backtrace();
+  void log(const std::string& line);
+
+ private:
+  Runtime();
+  struct Module {
+    bool instrumented = false;
+  };
+  bool ensureDevice();  // device tables and error buffer in the current context
+  void publish(CUstream stream, bool streamOrdered);
+  CUdeviceptr secondLevelTable(uint64_t slot);
+  Module* moduleOf(void* function, CUfunction& resolved);
+  void registerModule(CUmodule module, Module& m);
+  void untagArguments(CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
+  bool untagWord(unsigned char* p);
+  void drain(bool launchFailed);
+  void report(std::vector<Violation> violations);
+  void terminate();
+  std::string symbolize(uintptr_t frame);
+  CUresult ours(CUresult r, const char* what);
+  void relaxCapture(CUstreamCaptureMode& saved);
+  void restoreCapture(CUstreamCaptureMode saved);
+
+  Options options_;
+  Driver d_;
+  std::recursive_mutex mutex_;
+  Metadata metadata_;
+
+  CUcontext context_ = nullptr;
+  bool deviceReady_ = false, deviceFailed_ = false, warnedOtherContext_ = false;
+  CUstream stream_ = nullptr;
+  CUdeviceptr bst_ = 0, l1_ = 0, zeroTable_ = 0;
+  std::unordered_map<uint64_t, CUdeviceptr> l2_;
+  unsigned char* errorHost_ = nullptr;  // ours (registered, not cuMemHostAlloc'ed): outlives the context
+  size_t errorBytes_ = 0;
+  CUdeviceptr errorDevice_ = 0;
+  uint32_t drained_ = 0;
+
+  struct Resolved {
+    Module* module;
+    CUfunction function;
+  };
+  std::unordered_map<void*, Resolved> functionModule_;  // launch handle (CUfunction or CUkernel)
+  std::unordered_map<CUmodule, std::unique_ptr<Module>> modules_;
+  std::unordered_map<uint32_t, SiteTable> units_;  // by unit id, from every module loaded
+  std::unordered_set<void*> kernelHandles_;
+  std::unordered_map<CUfunction, std::vector<std::pair<size_t, size_t>>> paramLayout_;
+
+  std::vector<nlohmann::json> jsonReports_;
+  size_t errorsReported_ = 0;
+  bool exiting_ = false;
+};
+
+}  // namespace cucatch::runtime

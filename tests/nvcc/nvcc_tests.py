@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""cucatch-nvcc as a drop-in for nvcc, on the CPU (no GPU needed): each case builds real
+programs with cucatch-nvcc and checks the result with cuobjdump (every kernel-bearing cubin and
+every embedded PTX in the fatbinary is instrumented) and readelf (the runtime is linked), or
+checks that cucatch-nvcc behaves exactly like nvcc (output, diagnostics, exit status).
+
+usage: nvcc_tests.py CASE --cucatch-nvcc PATH --nvcc PATH --cuobjdump PATH --work DIR
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, cwd, env=None, check=True):
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise Failure(f"{' '.join(cmd)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def expect(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+class Checker:
+    def __init__(self, a):
+        self.a = a
+
+    def fatbin(self, binary, cwd):
+        """(cubins with kernels, instrumented ones, PTX files, instrumented ones)."""
+        syms = run([self.a.cuobjdump, "-symbols", binary], cwd).stdout
+        elfs = [s for s in syms.split("Fatbin elf code:")[1:]]
+        kernels = [s for s in elfs if "STO_ENTRY" in s]
+        elf_ok = [s for s in kernels if re.search(r"STB_WEAK\s+\S+\s+__cucatch_state\b", s)]
+        ptx_out = run([self.a.cuobjdump, "-ptx", binary], cwd, check=False).stdout
+        ptxs = [s for s in ptx_out.split("Fatbin ptx code:")[1:] if ".entry" in s]
+        ptx_ok = [s for s in ptxs if ".global .align 8 .b8 __cucatch_state[64]" in s and "__cucatch_report" in s]
+        return kernels, elf_ok, ptxs, ptx_ok
+
+    def instrumented(self, binary, cwd, want_ptx=None):
+        kernels, elf_ok, ptxs, ptx_ok = self.fatbin(binary, cwd)
+        expect(kernels, f"{binary}: no cubin with kernels in the fatbinary")
+        expect(len(elf_ok) == len(kernels),
+               f"{binary}: {len(kernels) - len(elf_ok)} of {len(kernels)} kernel cubins are not instrumented")
+        expect(len(ptx_ok) == len(ptxs), f"{binary}: {len(ptxs) - len(ptx_ok)} of {len(ptxs)} PTX files not instrumented")
+        if want_ptx is not None:
+            expect(len(ptxs) == want_ptx, f"{binary}: expected {want_ptx} embedded PTX files, found {len(ptxs)}")
+        print(f"{binary}: {len(kernels)} kernel cubins and {len(ptxs)} PTX files, all instrumented")
+
+    def links_runtime(self, binary, cwd):
+        dyn = run(["readelf", "-d", binary], cwd).stdout
+        needed = re.findall(r"\(NEEDED\).*\[(.*)\]", dyn)
+        expect(any(n.endswith("libcucatch.so") for n in needed), f"{binary}: libcucatch.so is not linked: {needed}")
+        libc = next(i for i, n in enumerate(needed) if n.startswith("libc.so"))
+        mine = next(i for i, n in enumerate(needed) if n.endswith("libcucatch.so"))
+        expect(mine < libc, f"{binary}: libcucatch.so must come before libc (its dlsym must win): {needed}")
+        print(f"{binary}: links {needed[mine]}")
+
+
+def case_single(a, c, w):
+    run([a.cucatch_nvcc, "-arch=sm_80", "-lineinfo", os.path.join(PROGRAMS, "single.cu"), "-o", "single"], w)
+    c.instrumented("single", w, want_ptx=1)
+    c.links_runtime("single", w)
+
+
+def case_gencode(a, c, w):
+    run([a.cucatch_nvcc, "-gencode", "arch=compute_75,code=sm_75", "-gencode", "arch=compute_90,code=[sm_90,compute_90]",
+         "-G", os.path.join(PROGRAMS, "single.cu"), "-o", "multi"], w)
+    kernels, _, ptxs, _ = c.fatbin("multi", w)
+    expect(len(kernels) == 2, f"expected sm_75 and sm_90 cubins, found {len(kernels)}")
+    c.instrumented("multi", w, want_ptx=1)
+
+
+def case_rdc(a, c, w):
+    for f in ("rdc_device", "rdc_main"):
+        run([a.cucatch_nvcc, "-arch=sm_80", "-rdc=true", "-lineinfo", "-c", os.path.join(PROGRAMS, f + ".cu"), "-o", f + ".o"], w)
+        c.instrumented(f + ".o", w)
+    run([a.cucatch_nvcc, "-arch=sm_80", "-rdc=true", "rdc_main.o", "rdc_device.o", "-o", "rdc"], w)
+    c.instrumented("rdc", w)
+    c.links_runtime("rdc", w)
+    # Device link as its own step (-dlink), then a host link by nvcc.
+    run([a.cucatch_nvcc, "-arch=sm_80", "-dlink", "rdc_main.o", "rdc_device.o", "-o", "dlink.o"], w)
+    run([a.cucatch_nvcc, "-arch=sm_80", "rdc_main.o", "rdc_device.o", "dlink.o", "-o", "rdc2"], w)
+    c.links_runtime("rdc2", w)
+
+
+def case_static_library(a, c, w):
+    run([a.cucatch_nvcc, "-arch=sm_80", "-lib", os.path.join(PROGRAMS, "lib_kernels.cu"), "-o", "libkernels.a"], w)
+    c.instrumented("libkernels.a", w)
+    run([a.cucatch_nvcc, "-arch=sm_80", os.path.join(PROGRAMS, "lib_main.cu"), "libkernels.a", "-o", "libapp"], w)
+    c.instrumented("libapp", w)
+    c.links_runtime("libapp", w)
+
+
+def case_cmake(a, c, w):
+    build = os.path.join(w, "build")
+    env = dict(os.environ)
+    run(["cmake", "-S", os.path.join(HERE, "cmake-project"), "-B", build, "-G", "Ninja",
+         f"-DCMAKE_CUDA_COMPILER={a.cucatch_nvcc}"], w, env)
+    run(["cmake", "--build", build], w, env)
+    for exe in ("app", "rdc_app"):
+        c.instrumented(os.path.join(build, exe), w)
+        c.links_runtime(os.path.join(build, exe), w)
+
+
+def same_as_nvcc(a, w, args, compare_stdout=True, files=()):
+    """Runs nvcc and cucatch-nvcc with `args`; status and stdout (and listed files) must agree."""
+    results = []
+    for tool in (a.nvcc, a.cucatch_nvcc):
+        p = run([tool] + args, w, check=False)
+        contents = [open(os.path.join(w, f)).read() if os.path.exists(os.path.join(w, f)) else None for f in files]
+        results.append((p, contents))
+    (pn, fn), (pc, fc) = results
+    expect(pn.returncode == pc.returncode,
+           f"{args}: nvcc exited {pn.returncode}, cucatch-nvcc {pc.returncode}\n{pc.stderr}")
+    if compare_stdout:
+        expect(pn.stdout == pc.stdout, f"{args}: stdout differs\n--- nvcc\n{pn.stdout[:2000]}\n--- cucatch-nvcc\n{pc.stdout[:2000]}")
+    expect(fn == fc, f"{args}: the files {files} differ")
+    return pn, pc
+
+
+def case_passthrough(a, c, w):
+    single = os.path.join(PROGRAMS, "single.cu")
+    same_as_nvcc(a, w, ["--version"])
+    same_as_nvcc(a, w, ["-M", single])
+    same_as_nvcc(a, w, ["-E", "-arch=sm_80", single])
+    same_as_nvcc(a, w, ["-arch=sm_80", "-c", single, "-o", "dep.o", "-MD", "-MF", "dep.d"], files=["dep.d"])
+    pn, pc = same_as_nvcc(a, w, ["-c", os.path.join(PROGRAMS, "broken.cu"), "-o", "broken.o"])
+    expect(pn.returncode != 0, "broken.cu compiled")
+    err = [l for l in pn.stderr.splitlines() if "error" in l]
+    expect(err and all(l in pc.stderr for l in err), f"diagnostics differ:\n{pn.stderr}\n---\n{pc.stderr}")
+    same_as_nvcc(a, w, ["--no-such-flag", single])
+    # Flags for the host compiler, ptxas, and other nvcc options pass through.
+    p = run([a.cucatch_nvcc, "-arch=sm_80", "-Xptxas", "-v", "-Xcompiler", "-Wall", "-ccbin", "g++", "-c", single, "-o", "x.o"], w)
+    expect("Used" in p.stderr and "registers" in p.stderr, "-Xptxas -v printed no register usage")
+    os.makedirs(os.path.join(w, "keep"), exist_ok=True)
+    run([a.cucatch_nvcc, "-arch=sm_80", "--keep", "--keep-dir", "keep", "-c", single, "-o", "k.o"], w)
+    kept = [f for f in os.listdir(os.path.join(w, "keep")) if f.endswith(".ptx")]
+    expect(kept and all("__cucatch_state" in open(os.path.join(w, "keep", f)).read() for f in kept),
+           f"--keep left uninstrumented PTX: {kept}")
+    with open(os.path.join(w, "opts.txt"), "w") as f:
+        f.write("-arch=sm_80 -lineinfo\n")
+    shutil.copy(single, os.path.join(w, "single_as.cpp"))
+    run([a.cucatch_nvcc, "--options-file", "opts.txt", "-x", "cu", "single_as.cpp", "-o", "fromcpp"], w)
+    c.instrumented("fromcpp", w)
+    run([a.cucatch_nvcc, "-arch=sm_80", "-ptx", single, "-o", "single.ptx"], w)
+    expect("__cucatch_state" in open(os.path.join(w, "single.ptx")).read(), "-ptx output is not instrumented")
+    # CUCATCH_NVCC selects the real nvcc.
+    log = os.path.join(w, "nvcc.log")
+    shim = os.path.join(w, "nvcc-shim", "nvcc")
+    os.makedirs(os.path.dirname(shim), exist_ok=True)
+    with open(shim, "w") as f:
+        f.write(f"#!/bin/sh\necho \"$@\" >> {log}\nexec {a.nvcc} \"$@\"\n")
+    os.chmod(shim, 0o755)
+    with open(os.path.join(os.path.dirname(shim), "nvcc.profile"), "w") as f:
+        f.write(open(os.path.join(os.path.dirname(os.path.realpath(a.nvcc)), "nvcc.profile")).read()
+                .replace("$(_HERE_)/..", os.path.dirname(os.path.dirname(os.path.realpath(a.nvcc)))))
+    env = dict(os.environ, CUCATCH_NVCC=shim)
+    run([a.cucatch_nvcc, "-arch=sm_80", "-c", single, "-o", "viashim.o"], w, env)
+    expect(os.path.exists(log) and "viashim.o" in open(log).read(), "CUCATCH_NVCC was not used")
+
+
+def case_bad_ptx_fails_build(a, c, w):
+    # cucatch-ptx refusing a module must fail the build, not ship it uninstrumented.
+    env = dict(os.environ, CUCATCH_PTX_FLAGS="--no-such-option")
+    p = run([a.cucatch_nvcc, "-arch=sm_80", "-c", os.path.join(PROGRAMS, "single.cu"), "-o", "bad.o"], w, env, check=False)
+    expect(p.returncode != 0, "the build succeeded although instrumentation failed")
+    expect("cucatch-nvcc: error:" in p.stderr, f"no cucatch-nvcc error message:\n{p.stderr}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=sorted(CASES))
+    ap.add_argument("--cucatch-nvcc", required=True)
+    ap.add_argument("--nvcc", required=True)
+    ap.add_argument("--cuobjdump", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    if not os.path.exists(a.cuobjdump):
+        print(f"FAIL: cuobjdump not found at {a.cuobjdump} (scripts/install-deps.sh installs it)")
+        return 1
+    w = os.path.join(a.work, a.case)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    try:
+        CASES[a.case](a, Checker(a), w)
+    except Failure as e:
+        print(f"FAIL: {e}")
+        return 1
+    print(f"PASS: {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+// The runtime's reports and options, without a GPU: the site table the rewriter embeds is the
+// one the runtime parses; an error record becomes the report a user reads; CUCATCH_* values
+// are checked.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <sstream>
+
+#include "instrument/GlobalChecks.h"
+#include "ptx/Parser.h"
+#include "runtime/Options.h"
+#include "runtime/Report.h"
+
+using namespace cucatch::runtime;
+namespace abi = cucatch::abi;
+
+namespace {
+
+const char* kModule = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	.loc 1 7 3
+	ld.param.u64 %rd1, [k_param_0];
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+	.file 1 "/src/k.cu"
+)";
+
+std::string fakeSymbol(uintptr_t f) { return "frame" + std::to_string(f); }
+
+abi::ErrorRecord record(uint32_t site, unsigned size, unsigned flags, uint64_t address, uint64_t base, uint64_t bytes,
+                        uint32_t meta) {
+  abi::ErrorRecord r{};
+  r.site = site;
+  r.info = size << 8 | flags;
+  r.address = address;
+  r.base = base;
+  r.size = bytes;
+  r.meta = meta;
+  r.block[0] = 2;
+  r.thread[0] = 31;
+  return r;
+}
+
+bool everyLineIsCucatch(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("cucatch:", 0) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[runtime]") {
+  auto parsed = cucatch::ptx::parseModule(kModule, "k.ptx");
+  REQUIRE(parsed.ok());
+  auto result = cucatch::instrument::instrumentGlobalAccesses(*parsed.module);
+  REQUIRE(result.sites.size() == 1);
+  SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result.unit, result.sites));
+  REQUIRE(t.sites.size() == 1);
+  CHECK(t.sites[0].function == "k");
+  CHECK(t.sites[0].file == "/src/k.cu");
+  CHECK(t.sites[0].line == 7);
+  CHECK(t.sites[0].column == 3);
+  CHECK(t.sites[0].instruction == "st.global.u32 [%rd1], %r1;");
+  CHECK_THROWS(SiteTable::parse("{not json"));
+  CHECK_THROWS(SiteTable::parse(R"({"abi": 1, "sites": []})"));
+}
+
+TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtime]") {
+  Metadata m;
+  uint64_t base = 0x7f5b67e00000ull;
+  uint64_t p = m.onAllocate(base, 1000, MemoryKind::Device, {0x1234});
+  Site site{"_Z10write_pastPfi", "/src/oob.cu", 4, 3, 43, "st.global.u32 [%rd4], %r6;"};
+  uint32_t meta = uint32_t(tagOf(p)) << abi::kMetaTagShift | abi::kBstLive << abi::kMetaStateShift |
+                  uint32_t(tagOf(p)) << abi::kMetaPointerTagShift;
+  auto r = record(0, 4, abi::kAccessWrite, base + 1000, base, 1000, meta);
+  Violation v = fromRecord(r, &site, "oob.cu (compute_90)", m.findChecked(r.base, r.size, tagOf(p)));
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  CHECK(v.pointerTag == tagOf(p));
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.rfind("cucatch: ERROR: out-of-bounds write of 4 bytes at 0x00007f5b67e003e8\n", 0) == 0);
+  CHECK(text.find("in kernel write_past(float*, int) at block (2,0,0) thread (31,0,0)") != std::string::npos);
+  CHECK(text.find("at /src/oob.cu:4:3 (PTX line 43 of oob.cu (compute_90)") != std::string::npos);
+  CHECK(text.find("0 bytes after the end of a 1000-byte device allocation at 0x00007f5b67e00000") != std::string::npos);
+  CHECK(text.find("#0 frame4660") != std::string::npos);
+  CHECK(everyLineIsCucatch(text));
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["kind"] == "out-of-bounds");
+  CHECK(j["kernel"] == "write_past(float*, int)");
+  CHECK(j["line"] == 4);
+  CHECK(j["allocation"]["offset"] == 1000);
+  CHECK(j["allocation"]["memory"] == "device");
+}
+
+TEST_CASE("a stale pointer into memory reallocated at the same address names the freed allocation", "[runtime]") {
+  Metadata m;
+  uint64_t base = 0x7f5b67e00000ull;
+  uint64_t old = m.onAllocate(base, 256, MemoryKind::Device, {1});
+  m.onFree(old, {2});
+  uint64_t fresh = m.onAllocate(base, 256, MemoryKind::Device, {3});
+  REQUIRE(tagOf(fresh) != tagOf(old));
+  const Allocation* a = m.findChecked(base, 256, tagOf(old));
+  REQUIRE(a);
+  CHECK_FALSE(a->live);
+  CHECK(a->freedAt == Backtrace{2});
+  uint32_t meta = abi::kErrorUseAfterFree | uint32_t(tagOf(old)) << abi::kMetaTagShift |
+                  abi::kBstFreed << abi::kMetaStateShift;
+  Violation v = fromRecord(record(0, 8, abi::kAccessRead, base + 8, base, 256, meta), nullptr, "m", a);
+  CHECK(v.kind == ViolationKind::UseAfterFree);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.rfind("cucatch: ERROR: use-after-free read of 8 bytes", 0) == 0);
+  CHECK(text.find("freed at:\ncucatch:     #0 frame2") != std::string::npos);
+  CHECK(everyLineIsCucatch(text));
+}
+
+TEST_CASE("identical violations of one site fold into one report", "[runtime]") {
+  Site s{"k", "", 0, 0, 9, "st.global.u32 [%rd1], %r1;"};
+  std::vector<Violation> vs(5);
+  for (auto& v : vs) v.site = &s;
+  vs[4].kind = ViolationKind::UseAfterFree;
+  auto folded = fold(vs);
+  REQUIRE(folded.size() == 2);
+  CHECK(folded[0].repeats == 3);
+}
+
+TEST_CASE("double and invalid frees are reported with both sites", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(0x7f5b67e00000ull, 64, MemoryKind::Device, {10});
+  m.onFree(p, {11});
+  auto again = m.onFree(p, {12});
+  REQUIRE(again.status == FreeStatus::DoubleFree);
+  Violation v;
+  v.kind = ViolationKind::DoubleFree;
+  v.address = untag(p);
+  v.allocation = again.allocation;
+  v.backtrace = {12};
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.rfind("cucatch: ERROR: double-free of 0x00007f5b67e00000\n", 0) == 0);
+  CHECK(text.find("first freed at:\ncucatch:     #0 frame11") != std::string::npos);
+  CHECK(everyLineIsCucatch(text));
+}
+
+TEST_CASE("CUCATCH_* options: defaults, values, and clear errors", "[runtime]") {
+  Options o = Options::defaults();
+  CHECK(o.mode == "abort");
+  CHECK(o.tags);
+  CHECK(o.errorExitCode == 1);
+  CHECK(o.maxErrors == 4096);
+  std::map<std::string, std::string> env{{"CUCATCH_MODE", "continue"}, {"CUCATCH_TAGS", "0"},
+                                         {"CUCATCH_REPORT", "json:/tmp/r.json"}, {"CUCATCH_ERROR_EXITCODE", "7"}};
+  auto lookup = [&](const char* n) -> const char* { return env.count(n) ? env[n].c_str() : nullptr; };
+  CHECK(o.load(lookup).empty());
+  CHECK(o.continueMode());
+  CHECK_FALSE(o.tags);
+  CHECK(o.jsonReportPath() == "/tmp/r.json");
+  CHECK(o.errorExitCode == 7);
+  env = {{"CUCATCH_MODE", "sometimes"}};
+  CHECK(Options::defaults().load(lookup) == "CUCATCH_MODE=sometimes: expected abort or continue");
+  env = {{"CUCATCH_TAGS", "maybe"}};
+  CHECK(Options::defaults().load(lookup) == "CUCATCH_TAGS=maybe: expected 1 or 0");
+  env = {{"CUCATCH_REPORT", "xml:/tmp/x"}};
+  CHECK(Options::defaults().load(lookup) == "CUCATCH_REPORT=xml:/tmp/x: expected json:PATH");
+  env = {{"CUCATCH_MAX_ERRORS", "12abc"}};
+  CHECK(Options::defaults().load(lookup) == "CUCATCH_MAX_ERRORS=12abc: expected an integer");
+  CHECK(optionTable().size() >= 9);
+}

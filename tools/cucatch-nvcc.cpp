@@ -1,0 +1,253 @@
+// cucatch-nvcc: nvcc, with every PTX module instrumented and the cucatch runtime linked in.
+//
+// The real nvcc runs the whole compilation itself (so every flag, diagnostic, exit code, -M,
+// -v, --keep and temporary file behaves as nvcc's own); cucatch-nvcc only changes where nvcc
+// finds cicc, the compiler that writes PTX. nvcc normally reads that from nvcc.profile; here
+// the profile is evaluated by cucatch-nvcc, passed in the environment with
+// --dont-use-profile, and CICC_PATH points at a directory whose `cicc` is this very program.
+// Called as `cicc`, it runs the real cicc and then rewrites the PTX it wrote (cucatch-ptx
+// --mode=check) before ptxas or fatbinary ever read it. The runtime library is added to the
+// profile's LIBRARIES, which nvcc puts on its host link line.
+//
+//   CUCATCH_NVCC         the real nvcc (default: the one this build was configured with)
+//   CUCATCH_RUNTIME_LIB  libcucatch.so to link (default: next to this program)
+//   CUCATCH_PTX          the rewriter (default: cucatch-ptx next to this program)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#ifndef CUCATCH_DEFAULT_NVCC
+#define CUCATCH_DEFAULT_NVCC "/usr/local/cuda/bin/nvcc"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "cucatch-nvcc: error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+fs::path selfDirectory() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) fail("cannot find where cucatch-nvcc is installed (/proc/self/exe)");
+  return self.parent_path();
+}
+
+// The first existing file of `candidates`, or an error naming `what` and `variable`.
+fs::path locate(const std::string& what, const char* variable, const std::vector<fs::path>& candidates) {
+  if (std::string v = env(variable); !v.empty()) {
+    if (!fs::exists(v)) fail(std::string(variable) + "=" + v + ": no such file");
+    return fs::absolute(v);
+  }
+  for (const auto& c : candidates)
+    // Absolute but not resolved: the cicc wrapper is a link whose name matters.
+    if (!c.empty() && fs::exists(c)) return fs::absolute(c).lexically_normal();
+  fail("cannot find " + what + " (set " + variable + ")");
+}
+
+// Runs `argv` and returns its exit status (128 + signal when it was killed).
+int run(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) fail("fork failed");
+  if (pid == 0) {
+    execv(args[0], args.data());
+    std::fprintf(stderr, "cucatch-nvcc: error: cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fail("waitpid failed");
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+// ---- the cicc wrapper ---------------------------------------------------------------------------
+
+int asCicc(int argc, char** argv) {
+  std::string real = env("CUCATCH_REAL_CICC");
+  if (real.empty()) fail("called as cicc outside cucatch-nvcc (CUCATCH_REAL_CICC is not set)");
+  std::vector<std::string> args{real};
+  std::optional<std::string> output;
+  std::string source, arch;
+  bool lto = false;
+  for (int i = 1; i < argc; ++i) {
+    args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc) output = argv[i + 1];
+    if (std::strcmp(argv[i], "--orig_src_path_name") == 0 && i + 1 < argc) source = argv[i + 1];
+    if (std::strcmp(argv[i], "-arch") == 0 && i + 1 < argc) arch = argv[i + 1];
+    if (std::strcmp(argv[i], "-lto") == 0 || std::strcmp(argv[i], "--lto") == 0) lto = true;
+  }
+  int status = run(args);
+  if (status != 0) return status;
+  if (!output || lto || fs::path(*output).extension() != ".ptx") {
+    std::fprintf(stderr,
+                 "cucatch-nvcc: warning: cicc wrote %s, not PTX (link-time optimization?): that device code "
+                 "is not instrumented\n",
+                 output ? output->c_str() : "no output file");
+    return 0;
+  }
+  std::string ptx = env("CUCATCH_PTX");
+  std::vector<std::string> rewrite{ptx, "--mode=check", *output, "-o", *output};
+  // Reports name the module by its source, not by nvcc's temporary file.
+  if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
+  if (std::string extra = env("CUCATCH_PTX_FLAGS"); !extra.empty()) rewrite.insert(rewrite.begin() + 2, extra);
+  status = run(rewrite);
+  if (status != 0) {
+    std::fprintf(stderr, "cucatch-nvcc: error: cucatch-ptx could not instrument the PTX of this compilation (above)\n");
+    return status;
+  }
+  return 0;
+}
+
+// ---- nvcc.profile -----------------------------------------------------------------------------
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// Evaluates the toolkit's nvcc.profile the way nvcc does: `NAME = v` sets, `NAME += v`
+// prepends to the inherited value, `NAME =+ v` appends, `$(NAME)` expands.
+using Profile = std::vector<std::pair<std::string, std::string>>;  // in the profile's order
+
+std::string& setting(Profile& p, const std::string& name) {
+  for (auto& [n, v] : p)
+    if (n == name) return v;
+  return p.emplace_back(name, "").second;
+}
+
+Profile evaluateProfile(const fs::path& nvcc) {
+  fs::path here = nvcc.parent_path();
+  std::map<std::string, std::string> vars{{"_HERE_", here.string()},
+                                          {"_THERE_", here.string()},
+                                          {"_SPACE_", " "},
+                                          {"_TARGET_SIZE_", ""},
+                                          {"_TARGET_DIR_", "targets/x86_64-linux"},
+                                          {"_NVVM_BRANCH_", "nvvm"},
+                                          {"_CUDART_", "cudart"}};
+  auto lookup = [&](const std::string& name) -> std::string {
+    if (auto it = vars.find(name); it != vars.end()) return it->second;
+    return env(name.c_str());
+  };
+  auto expand = [&](std::string v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '$' && i + 1 < v.size() && v[i + 1] == '(') {
+        size_t close = v.find(')', i);
+        if (close == std::string::npos) break;
+        out += lookup(v.substr(i + 2, close - i - 2));
+        i = close;
+      } else {
+        out += v[i];
+      }
+    }
+    return out;
+  };
+  std::ifstream in(here / "nvcc.profile");
+  if (!in) fail("cannot read " + (here / "nvcc.profile").string());
+  Profile result;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string op = "=";
+    std::string name = line.substr(0, eq);
+    std::string value = line.substr(eq + 1);
+    if (!name.empty() && name.back() == '+') {
+      op = "+=";
+      name.pop_back();
+    } else if (!name.empty() && name.back() == '?') {
+      op = "?=";
+      name.pop_back();
+    } else if (!value.empty() && value[0] == '+') {
+      op = "=+";
+      value.erase(0, 1);
+    }
+    name = trim(name);
+    value = expand(trim(value));
+    std::string current = lookup(name);
+    if (op == "+=") value = value + current;
+    else if (op == "=+") value = current + value;
+    else if (op == "?=" && !current.empty()) value = current;
+    vars[name] = value;
+    setting(result, name) = value;
+  }
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string invokedAs = fs::path(argv[0]).filename().string();
+  if (invokedAs == "cicc") return asCicc(argc, argv);
+
+  fs::path here = selfDirectory();
+  std::string nvccSetting = env("CUCATCH_NVCC");
+  fs::path nvcc = nvccSetting.empty() ? fs::path(CUCATCH_DEFAULT_NVCC) : fs::path(nvccSetting);
+  if (!fs::exists(nvcc)) fail("the real nvcc, " + nvcc.string() + ", does not exist (set CUCATCH_NVCC)");
+  // Absolute, not resolved: nvcc derives its paths (and the dependency lists it prints) from
+  // the path it was run by.
+  if (fs::canonical(nvcc).parent_path() == fs::canonical(here)) fail("CUCATCH_NVCC names cucatch-nvcc itself");
+  nvcc = fs::absolute(nvcc).lexically_normal();
+
+  fs::path runtime = locate("the cucatch runtime (libcucatch.so)", "CUCATCH_RUNTIME_LIB",
+                            {here / "../lib/libcucatch.so", here / "../src/libcucatch.so"});
+  fs::path rewriter = locate("cucatch-ptx", "CUCATCH_PTX", {here / "cucatch-ptx"});
+  fs::path wrapper = locate("cucatch's cicc wrapper", "CUCATCH_CICC_WRAPPER",
+                            {here / "libexec/cicc", here / "../libexec/cucatch/cicc"});
+
+  Profile profile = evaluateProfile(nvcc);
+  std::string realCicc = setting(profile, "CICC_PATH") + "/cicc";
+  if (!fs::exists(realCicc)) fail("nvcc.profile names no usable cicc (" + realCicc + ")");
+  setting(profile, "CICC_PATH") = wrapper.parent_path().string();
+  // nvcc puts LIBRARIES on its host link line (and nvlink's, which skips host libraries).
+  // As -L/-l, which build systems that link by themselves (CMake) pick up from nvcc -v.
+  setting(profile, "LIBRARIES") +=
+      " \"-L" + runtime.parent_path().string() + "\" -l" + runtime.stem().string().substr(3);
+  for (const auto& [name, value] : profile) setenv(name.c_str(), value.c_str(), 1);
+  setenv("CUCATCH_REAL_CICC", realCicc.c_str(), 1);
+  setenv("CUCATCH_PTX", rewriter.c_str(), 1);
+
+  std::vector<std::string> args{nvcc.string(), "--dont-use-profile"};
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    args.push_back(argv[i]);
+    std::string_view a(argv[i]);
+    verbose |= a == "-v" || a == "--verbose" || a == "-dryrun" || a == "--dryrun";
+  }
+  // nvcc lists the profile's settings under -v; without a profile it cannot, and build
+  // systems (CMake's compiler detection) read them there.
+  if (verbose)
+    for (const auto& [name, value] : profile) std::fprintf(stderr, "#$ %s=%s\n", name.c_str(), value.c_str());
+  std::fflush(stderr);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  execv(cargs[0], cargs.data());
+  fail("cannot run " + nvcc.string() + ": " + std::strerror(errno));
+}
