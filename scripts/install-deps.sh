@@ -27,6 +27,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# cuobjdump, which the toolkit here lacks: the cucatch-nvcc tests read fatbinaries with it. Pinned
+# (the oldest CUDA 13 wheel on PyPI; it reads CUDA 13.0 fatbinaries), in a private prefix.
+PIP_PREFIX="${CUCATCH_PIP_PREFIX:-/opt/cucatch-pip}"
+if [ ! -x "$PIP_PREFIX/cuobjdump/nvidia/cu13/bin/cuobjdump" ] && ! command -v cuobjdump >/dev/null; then
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$PIP_PREFIX/cuobjdump" \
+    nvidia-cuda-cuobjdump==13.2.51
+fi
+
 # Only for regenerating the committed PTX corpus (tests/corpus/gen-corpus.sh --older), not for
 # building or testing: NVRTC from older toolkits (the pip wheels ship no nvcc/cicc) produces PTX of
 # older ISA versions. Pinned; installed into a private prefix so nothing shadows /usr/local/cuda.
