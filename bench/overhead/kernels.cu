@@ -1,0 +1,673 @@
+// Runtime-overhead benchmark: a handful of kernels with different memory-access patterns,
+// built once with plain nvcc and once with cucatch-nvcc (and run under compute-sanitizer
+// memcheck) by bench/overhead/run.py.
+//
+//   overhead [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]
+//
+// For each selected kernel (default: all): set up its inputs (untimed), launch it once to
+// warm up, then N times (default 20), each timed with a pair of CUDA events, and print
+// exactly one line on stdout:
+//
+//   BENCH <name> median_ms=<x> min_ms=<y> reps=<n> checksum=<c>
+//
+// The checksum is a 64-bit FNV-1a hash, computed on the host, of the bytes the kernel
+// wrote in its last run. Every kernel is deterministic (fixed grid sizes, no
+// order-dependent floating-point atomics), so the checksum must be identical across
+// builds, tools and devices. With --markers, "overhead: begin <name>" and
+// "overhead: end <name>" go to stderr around each kernel, so that anything a tool writes
+// to stderr in between can be attributed to the kernel. Exit status: 0, or 1 on a CUDA
+// error (reported on stderr) or bad usage.
+//
+// C++17, CUDA runtime only. Build: nvcc -arch=sm_90 -O3 -lineinfo -std=c++17 kernels.cu
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace overhead {
+
+// ---------------------------------------------------------------------------------------
+// Plumbing
+// ---------------------------------------------------------------------------------------
+
+#define CHECK(call)                                                                          \
+  do {                                                                                       \
+    cudaError_t err_ = (call);                                                               \
+    if (err_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "overhead: CUDA error %s (%s) at %s:%d: %s\n",                    \
+                   cudaGetErrorName(err_), cudaGetErrorString(err_), __FILE__, __LINE__,     \
+                   #call);                                                                   \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+#define CHECK_LAUNCH() CHECK(cudaGetLastError())
+
+uint64_t fnv1a(const void* data, size_t bytes, uint64_t h = 1469598103934665603ull) {
+  // Word-at-a-time FNV-1a (8 bytes per step) so hashing 256 MiB stays well under 0.1 s.
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  for (; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+template <typename T>
+uint64_t deviceHash(const T* dev, size_t count, uint64_t h = 1469598103934665603ull) {
+  std::vector<T> host(count);
+  CHECK(cudaMemcpy(host.data(), dev, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return fnv1a(host.data(), count * sizeof(T), h);
+}
+
+// A cheap, deterministic per-index pseudo-random number (used by the init kernels).
+__host__ __device__ inline uint32_t mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+__global__ void initFloats(float* out, size_t n, uint32_t seed, float lo, float hi) {
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    float u = float(mix32(uint32_t(i) * 2654435761U + seed) >> 8) * (1.0f / 16777216.0f);
+    out[i] = lo + (hi - lo) * u;
+  }
+}
+
+__global__ void initUints(uint32_t* out, size_t n, uint32_t seed) {
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = mix32(uint32_t(i) ^ seed);
+}
+
+void fillFloats(float* dev, size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  initFloats<<<1024, 256>>>(dev, n, seed, lo, hi);
+  CHECK_LAUNCH();
+}
+
+void fillUints(uint32_t* dev, size_t n, uint32_t seed) {
+  initUints<<<1024, 256>>>(dev, n, seed);
+  CHECK_LAUNCH();
+}
+
+// One benchmark: setup() allocates and fills inputs, run() launches the timed work (one
+// or more kernels on the default stream), checksum() hashes the result of the last run,
+// teardown() frees everything.
+struct Bench {
+  const char* name;
+  const char* stresses;
+  std::function<void()> setup;
+  std::function<void()> beforeRun;  // untimed, before every run (may be empty)
+  std::function<void()> run;
+  std::function<uint64_t()> checksum;
+  std::function<void()> teardown;
+};
+
+// ---------------------------------------------------------------------------------------
+// 1. saxpy: z = a*x + y over 64 Mi floats. Pure streaming, memory-bound; one check per
+//    access (or one per base, hoisted) is the whole instrumentation cost.
+// ---------------------------------------------------------------------------------------
+
+constexpr size_t kSaxpyN = size_t(64) << 20;
+
+__global__ void saxpy(size_t n, float a, const float* __restrict__ x, const float* __restrict__ y,
+                      float* __restrict__ z) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = a * x[i] + y[i];
+}
+
+struct SaxpyState {
+  float *x = nullptr, *y = nullptr, *z = nullptr;
+};
+
+Bench makeSaxpy() {
+  auto s = std::make_shared<SaxpyState>();
+  return Bench{
+      "saxpy", "memory-bound streaming, 3 global accesses per thread",
+      [s] {
+        CHECK(cudaMalloc(&s->x, kSaxpyN * sizeof(float)));
+        CHECK(cudaMalloc(&s->y, kSaxpyN * sizeof(float)));
+        CHECK(cudaMalloc(&s->z, kSaxpyN * sizeof(float)));
+        fillFloats(s->x, kSaxpyN, 1);
+        fillFloats(s->y, kSaxpyN, 2);
+      },
+      {},
+      [s] {
+        unsigned blocks = unsigned((kSaxpyN + 255) / 256);
+        saxpy<<<blocks, 256>>>(kSaxpyN, 2.5f, s->x, s->y, s->z);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->z, kSaxpyN); },
+      [s] {
+        CHECK(cudaFree(s->x));
+        CHECK(cudaFree(s->y));
+        CHECK(cudaFree(s->z));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. stencil2d: 5-point Jacobi step on an 8192 x 8192 float grid (256 MiB in, 256 MiB out).
+//    Memory-bound with neighbour reuse through L1/L2; five loads off one base per thread
+//    (a coalescing opportunity), boundary branches.
+// ---------------------------------------------------------------------------------------
+
+constexpr int kStencilN = 8192;
+
+__global__ void stencil2d(int n, const float* __restrict__ in, float* __restrict__ out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= n || y >= n) return;
+  size_t i = size_t(y) * n + x;
+  if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {
+    out[i] = in[i];
+    return;
+  }
+  out[i] = 0.5f * in[i] + 0.125f * (in[i - 1] + in[i + 1] + in[i - n] + in[i + n]);
+}
+
+struct StencilState {
+  float *in = nullptr, *out = nullptr;
+};
+
+Bench makeStencil() {
+  auto s = std::make_shared<StencilState>();
+  const size_t cells = size_t(kStencilN) * kStencilN;
+  return Bench{
+      "stencil2d", "memory-bound 2D 5-point stencil, neighbour loads off one base",
+      [s, cells] {
+        CHECK(cudaMalloc(&s->in, cells * sizeof(float)));
+        CHECK(cudaMalloc(&s->out, cells * sizeof(float)));
+        fillFloats(s->in, cells, 3, 0.0f, 100.0f);
+      },
+      {},
+      [s] {
+        dim3 block(32, 8);
+        dim3 grid((kStencilN + block.x - 1) / block.x, (kStencilN + block.y - 1) / block.y);
+        stencil2d<<<grid, block>>>(kStencilN, s->in, s->out);
+        CHECK_LAUNCH();
+      },
+      [s, cells] { return deviceHash(s->out, cells); },
+      [s] {
+        CHECK(cudaFree(s->in));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. sgemm: C = A * B, 1024^3, 32x32 shared-memory tiles, each thread computing 4 outputs
+//    of a column. Compute-bound; the inner loop is shared-memory loads (static .shared
+//    bounds checks) and FMAs, global accesses are per tile.
+// ---------------------------------------------------------------------------------------
+
+constexpr int kGemmN = 1024;
+constexpr int kTile = 32;
+constexpr int kRowsPerThread = 4;  // block is 32 x 8 threads, each computes 4 rows
+
+__global__ void sgemmTiled(int n, const float* __restrict__ A, const float* __restrict__ B,
+                           float* __restrict__ C) {
+  __shared__ float As[kTile][kTile + 1];
+  __shared__ float Bs[kTile][kTile + 1];
+  int tx = threadIdx.x, ty = threadIdx.y;  // 32 x 8
+  int col = blockIdx.x * kTile + tx;
+  int rowBase = blockIdx.y * kTile;
+  float acc[kRowsPerThread] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int t = 0; t < n; t += kTile) {
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      int ly = ty + r * (kTile / kRowsPerThread);
+      As[ly][tx] = A[size_t(rowBase + ly) * n + t + tx];
+      Bs[ly][tx] = B[size_t(t + ly) * n + col];
+    }
+    __syncthreads();
+#pragma unroll 8
+    for (int k = 0; k < kTile; ++k) {
+      float b = Bs[k][tx];
+      for (int r = 0; r < kRowsPerThread; ++r)
+        acc[r] += As[ty + r * (kTile / kRowsPerThread)][k] * b;
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < kRowsPerThread; ++r)
+    C[size_t(rowBase + ty + r * (kTile / kRowsPerThread)) * n + col] = acc[r];
+}
+
+struct GemmState {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+};
+
+Bench makeSgemm() {
+  auto s = std::make_shared<GemmState>();
+  const size_t elems = size_t(kGemmN) * kGemmN;
+  return Bench{
+      "sgemm", "compute-bound, shared-memory tiled inner loop",
+      [s, elems] {
+        CHECK(cudaMalloc(&s->a, elems * sizeof(float)));
+        CHECK(cudaMalloc(&s->b, elems * sizeof(float)));
+        CHECK(cudaMalloc(&s->c, elems * sizeof(float)));
+        fillFloats(s->a, elems, 4);
+        fillFloats(s->b, elems, 5);
+      },
+      {},
+      [s] {
+        dim3 block(kTile, kTile / kRowsPerThread);
+        dim3 grid(kGemmN / kTile, kGemmN / kTile);
+        sgemmTiled<<<grid, block>>>(kGemmN, s->a, s->b, s->c);
+        CHECK_LAUNCH();
+      },
+      [s, elems] { return deviceHash(s->c, elems); },
+      [s] {
+        CHECK(cudaFree(s->a));
+        CHECK(cudaFree(s->b));
+        CHECK(cudaFree(s->c));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. nbody: all-pairs gravitational acceleration for 16 Ki bodies, each thread looping
+//    over every body through global memory (float4 loads, L1-resident). Compute-bound
+//    with a global load in the hot loop: the case for hoisting/range-checking a loop's
+//    checks.
+// ---------------------------------------------------------------------------------------
+
+constexpr int kBodies = 16384;
+
+__global__ void nbodyForces(int n, const float4* __restrict__ pos, float4* __restrict__ acc) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float4 p = pos[i];
+  float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#pragma unroll 4
+  for (int j = 0; j < n; ++j) {
+    float4 q = pos[j];
+    float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+    float d2 = dx * dx + dy * dy + dz * dz + 1e-3f;
+    float inv = rsqrtf(d2);
+    float s = q.w * inv * inv * inv;
+    ax += dx * s;
+    ay += dy * s;
+    az += dz * s;
+  }
+  acc[i] = make_float4(ax, ay, az, 0.0f);
+}
+
+struct NbodyState {
+  float4 *pos = nullptr, *acc = nullptr;
+};
+
+Bench makeNbody() {
+  auto s = std::make_shared<NbodyState>();
+  return Bench{
+      "nbody", "compute-bound, global float4 load in an O(n^2) loop",
+      [s] {
+        CHECK(cudaMalloc(&s->pos, kBodies * sizeof(float4)));
+        CHECK(cudaMalloc(&s->acc, kBodies * sizeof(float4)));
+        fillFloats(reinterpret_cast<float*>(s->pos), size_t(kBodies) * 4, 6, 0.1f, 10.0f);
+      },
+      {},
+      [s] {
+        nbodyForces<<<kBodies / 128, 128>>>(kBodies, s->pos, s->acc);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->acc, kBodies); },
+      [s] {
+        CHECK(cudaFree(s->pos));
+        CHECK(cudaFree(s->acc));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. pointer_chase: 8 Mi 16-byte nodes (128 MiB, far beyond L2) linked into one random
+//    cycle through real device pointers stored in the nodes. 16 Ki threads (about 4 warps
+//    per SM on an H100, too few to hide DRAM latency) each follow 1024 links from their own
+//    start node and sum the node values. Latency-bound, and every load's address is a
+//    pointer just loaded from memory: a fresh base (metadata look-up) per access, whose
+//    latency adds to every hop -- the worst case for base & bounds schemes.
+// ---------------------------------------------------------------------------------------
+
+struct Node {
+  Node* next;
+  uint32_t value;
+  uint32_t pad;
+};
+static_assert(sizeof(Node) == 16, "Node must be 16 bytes");
+
+constexpr uint32_t kNodes = uint32_t(8) << 20;
+constexpr int kChasers = 16 * 1024;
+constexpr int kHops = 1024;
+
+__global__ void linkNodes(Node* nodes, const uint32_t* __restrict__ next, uint32_t n) {
+  uint32_t stride = gridDim.x * blockDim.x;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    nodes[i].next = nodes + next[i];
+    nodes[i].value = mix32(i) & 0xffffu;
+    nodes[i].pad = 0;
+  }
+}
+
+__global__ void pointerChase(const Node* nodes, uint32_t n, int chasers, int hops,
+                             unsigned long long* __restrict__ sums) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= chasers) return;
+  const Node* p = nodes + (uint64_t(t) * 2654435761ull) % n;
+  unsigned long long sum = 0;
+  for (int h = 0; h < hops; ++h) {
+    sum += p->value;
+    p = p->next;
+  }
+  sums[t] = sum;
+}
+
+struct ChaseState {
+  Node* nodes = nullptr;
+  unsigned long long* sums = nullptr;
+};
+
+Bench makePointerChase() {
+  auto s = std::make_shared<ChaseState>();
+  return Bench{
+      "pointer_chase", "latency-bound linked-list traversal, a new base pointer per load",
+      [s] {
+        // Sattolo's algorithm: a uniformly random single cycle through all nodes, with a
+        // fixed xorshift seed so every build and run walks the same list.
+        std::vector<uint32_t> next(kNodes);
+        for (uint32_t i = 0; i < kNodes; ++i) next[i] = i;
+        uint64_t rng = 0x9e3779b97f4a7c15ull;
+        for (uint32_t i = kNodes - 1; i > 0; --i) {
+          rng ^= rng << 13;
+          rng ^= rng >> 7;
+          rng ^= rng << 17;
+          uint32_t j = uint32_t(rng % i);  // j in [0, i): Sattolo, not Fisher-Yates
+          std::swap(next[i], next[j]);
+        }
+        uint32_t* dnext = nullptr;
+        CHECK(cudaMalloc(&s->nodes, size_t(kNodes) * sizeof(Node)));
+        CHECK(cudaMalloc(&s->sums, kChasers * sizeof(unsigned long long)));
+        CHECK(cudaMalloc(&dnext, size_t(kNodes) * sizeof(uint32_t)));
+        CHECK(cudaMemcpy(dnext, next.data(), size_t(kNodes) * sizeof(uint32_t),
+                         cudaMemcpyHostToDevice));
+        linkNodes<<<1024, 256>>>(s->nodes, dnext, kNodes);
+        CHECK_LAUNCH();
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaFree(dnext));
+      },
+      {},
+      [s] {
+        pointerChase<<<kChasers / 128, 128>>>(s->nodes, kNodes, kChasers, kHops, s->sums);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->sums, kChasers); },
+      [s] {
+        CHECK(cudaFree(s->nodes));
+        CHECK(cudaFree(s->sums));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. histogram: 256-bin histogram of 256 Mi 32-bit hashed keys (1 GiB), skewed bins.
+//    Per-block privatised bins in shared memory (shared atomics), merged with global
+//    atomics. Streaming reads plus atomics in two spaces.
+// ---------------------------------------------------------------------------------------
+
+constexpr size_t kHistN = size_t(256) << 20;
+constexpr int kBins = 256;
+
+__global__ void histogram256(const uint32_t* __restrict__ keys, size_t n,
+                             unsigned int* __restrict__ bins) {
+  __shared__ unsigned int local[kBins];
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x) local[b] = 0;
+  __syncthreads();
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint32_t k = keys[i];
+    // Skewed distribution (more contention on low bins): min of two bytes.
+    uint32_t bin = min(k & 0xffu, (k >> 8) & 0xffu);
+    atomicAdd(&local[bin], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins; b += blockDim.x)
+    if (local[b] != 0) atomicAdd(&bins[b], local[b]);
+}
+
+struct HistState {
+  uint32_t* keys = nullptr;
+  unsigned int* bins = nullptr;
+};
+
+Bench makeHistogram() {
+  auto s = std::make_shared<HistState>();
+  return Bench{
+      "histogram", "streaming reads, shared-memory and global atomics",
+      [s] {
+        CHECK(cudaMalloc(&s->keys, kHistN * sizeof(uint32_t)));
+        CHECK(cudaMalloc(&s->bins, kBins * sizeof(unsigned int)));
+        fillUints(s->keys, kHistN, 7);
+      },
+      [s] { CHECK(cudaMemset(s->bins, 0, kBins * sizeof(unsigned int))); },
+      [s] {
+        histogram256<<<1056, 256>>>(s->keys, kHistN, s->bins);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->bins, kBins); },
+      [s] {
+        CHECK(cudaFree(s->keys));
+        CHECK(cudaFree(s->bins));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. reduction: sum of 256 Mi floats (1 GiB), deterministic two-pass: grid-stride partial
+//    sums with warp shuffles and a shared-memory block tree, then one block over the
+//    partials.
+// ---------------------------------------------------------------------------------------
+
+constexpr size_t kReduceN = size_t(256) << 20;
+constexpr int kReduceBlocks = 1024;
+constexpr int kReduceThreads = 256;
+
+__device__ float blockSum(float v) {
+  __shared__ float warpSums[32];
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) warpSums[warp] = v;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  v = threadIdx.x < warps ? warpSums[threadIdx.x] : 0.0f;
+  if (warp == 0)
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
+}
+
+__global__ void reducePartials(const float* __restrict__ in, size_t n,
+                               float* __restrict__ partial) {
+  float v = 0.0f;
+  size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) v += in[i];
+  v = blockSum(v);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
+}
+
+__global__ void reduceFinal(const float* __restrict__ partial, int n, float* __restrict__ out) {
+  float v = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) v += partial[i];
+  v = blockSum(v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+struct ReduceState {
+  float *in = nullptr, *partial = nullptr, *out = nullptr;
+};
+
+Bench makeReduction() {
+  auto s = std::make_shared<ReduceState>();
+  return Bench{
+      "reduction", "memory-bound grid-stride reduction, shuffles and shared memory, 2 launches",
+      [s] {
+        CHECK(cudaMalloc(&s->in, kReduceN * sizeof(float)));
+        CHECK(cudaMalloc(&s->partial, kReduceBlocks * sizeof(float)));
+        CHECK(cudaMalloc(&s->out, sizeof(float)));
+        fillFloats(s->in, kReduceN, 8, 0.0f, 1.0f);
+      },
+      {},
+      [s] {
+        reducePartials<<<kReduceBlocks, kReduceThreads>>>(s->in, kReduceN, s->partial);
+        CHECK_LAUNCH();
+        reduceFinal<<<1, kReduceThreads>>>(s->partial, kReduceBlocks, s->out);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->partial, kReduceBlocks, deviceHash(s->out, 1)); },
+      [s] {
+        CHECK(cudaFree(s->in));
+        CHECK(cudaFree(s->partial));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// Driver
+// ---------------------------------------------------------------------------------------
+
+std::vector<Bench> allBenches() {
+  return {makeSaxpy(),        makeStencil(),   makeSgemm(),    makeNbody(),
+          makePointerChase(), makeHistogram(), makeReduction()};
+}
+
+void usage(FILE* f, const std::vector<Bench>& benches) {
+  std::fprintf(f,
+               "usage: overhead [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]\n"
+               "  --kernel   run only these kernels (repeatable; default: all, in this order)\n"
+               "  --reps     timed runs per kernel after one warm-up run (default 20, >= 1)\n"
+               "  --list     print the kernel names and what each stresses, then exit\n"
+               "  --markers  write 'overhead: begin/end NAME' to stderr around each kernel\n"
+               "kernels:");
+  for (const Bench& b : benches) std::fprintf(f, " %s", b.name);
+  std::fprintf(f, "\n");
+}
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (double(v[m - 1]) + double(v[m]));
+}
+
+}  // namespace overhead
+
+int main(int argc, char** argv) {
+  using namespace overhead;
+  std::vector<Bench> benches = allBenches();
+  std::vector<std::string> wanted;
+  long reps = 20;
+  bool markers = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0)
+        return a.substr(flag.size() + 1);
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "overhead: %s needs a value\n", flag.c_str());
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    auto is = [&](const std::string& flag) {
+      return a == flag || a.compare(0, flag.size() + 1, flag + "=") == 0;
+    };
+    if (a == "-h" || a == "--help") {
+      usage(stdout, benches);
+      return 0;
+    } else if (a == "--list") {
+      for (const Bench& b : benches) std::printf("%-14s %s\n", b.name, b.stresses);
+      return 0;
+    } else if (a == "--markers") {
+      markers = true;
+    } else if (is("--kernel")) {
+      std::string list = value("--kernel");
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > start) wanted.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else if (is("--reps")) {
+      std::string v = value("--reps");
+      char* end = nullptr;
+      reps = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || reps < 1 || reps > 1000000) {
+        std::fprintf(stderr, "overhead: --reps wants a whole number >= 1, not '%s'\n", v.c_str());
+        return 1;
+      }
+    } else {
+      std::fprintf(stderr, "overhead: unknown argument '%s'\n", a.c_str());
+      usage(stderr, benches);
+      return 1;
+    }
+  }
+
+  std::vector<const Bench*> selected;
+  if (wanted.empty()) {
+    for (const Bench& b : benches) selected.push_back(&b);
+  } else {
+    for (const std::string& w : wanted) {
+      auto it = std::find_if(benches.begin(), benches.end(),
+                             [&](const Bench& b) { return w == b.name; });
+      if (it == benches.end()) {
+        std::fprintf(stderr, "overhead: no kernel named '%s'\n", w.c_str());
+        usage(stderr, benches);
+        return 1;
+      }
+      selected.push_back(&*it);
+    }
+  }
+
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaFree(nullptr));  // create the context before anything is timed
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+
+  for (const Bench* b : selected) {
+    if (markers) std::fprintf(stderr, "overhead: begin %s\n", b->name);
+    b->setup();
+    CHECK(cudaDeviceSynchronize());
+    if (b->beforeRun) b->beforeRun();
+    b->run();  // warm-up
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> times;
+    times.reserve(size_t(reps));
+    for (long r = 0; r < reps; ++r) {
+      if (b->beforeRun) b->beforeRun();
+      CHECK(cudaEventRecord(start));
+      b->run();
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0.0f;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      times.push_back(ms);
+    }
+    CHECK(cudaDeviceSynchronize());
+    uint64_t sum = b->checksum();
+    b->teardown();
+    CHECK(cudaDeviceSynchronize());
+    std::printf("BENCH %s median_ms=%.4f min_ms=%.4f reps=%ld checksum=%016llx\n", b->name,
+                median(times), double(*std::min_element(times.begin(), times.end())), reps,
+                static_cast<unsigned long long>(sum));
+    std::fflush(stdout);
+    if (markers) std::fprintf(stderr, "overhead: end %s\n", b->name);
+  }
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return 0;
+}
