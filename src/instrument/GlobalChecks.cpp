@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -138,6 +139,7 @@ class FunctionInstrumenter {
     }
     // A SAFETYCHECK before every checked access, which then goes through the untagged pointer.
     uint32_t file = 0, line = 0, column = 0;
+    uint32_t inlinedAt[3] = {0, 0, 0};
     std::unordered_map<size_t, const AccessSite*> checkAt;
     for (const auto* a : checked) checkAt[a->statement] = a;
     for (size_t i = 0; i < f_.body.size(); ++i) {
@@ -145,14 +147,19 @@ class FunctionInstrumenter {
         file = l->file;
         line = l->line;
         column = l->column.value_or(0);
+        inlinedAt[0] = inlinedAt[1] = inlinedAt[2] = 0;
+        for (const auto& attr : l->attributes)
+          if (attr.rfind("inlined_at", 0) == 0)
+            std::sscanf(attr.c_str(), "inlined_at %u %u %u", &inlinedAt[0], &inlinedAt[1], &inlinedAt[2]);
         continue;
       }
       auto it = checkAt.find(i);
       if (it == checkAt.end()) continue;
       const AccessSite& a = *it->second;
       auto& in = std::get<Instruction>(f_.body[i]);
-      Site site{nextSite_++, f_.name, in.loc.line, file, line, column, printStatement(in),
-                std::string(accessKindName(a.access.kind)), a.access.size, std::string(spaceName(a.access.space))};
+      Site site{nextSite_++, f_.name, in.loc.line, file, line, column, inlinedAt[0], inlinedAt[1], inlinedAt[2],
+                f_.isEntry, printStatement(in), std::string(accessKindName(a.access.kind)), a.access.size,
+                std::string(spaceName(a.access.space))};
       Operand& address = in.operands[a.access.addressOperand];
       CheckSite c{result_.unit, site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
                   fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", nextLabel_++)};
@@ -232,10 +239,14 @@ std::string siteTableJson(const Module& module, uint32_t unit, const std::vector
       files[std::to_string(f->index)] = path;
     }
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& s : sites)
-    list.push_back({{"id", s.id}, {"function", s.function}, {"ptx_line", s.ptxLine}, {"file", s.file},
-                    {"line", s.line}, {"column", s.column}, {"instruction", s.instruction},
-                    {"kind", s.kind}, {"size", s.size}, {"space", s.space}});
+  for (const auto& s : sites) {
+    nlohmann::json site{{"id", s.id}, {"function", s.function}, {"entry", s.entry}, {"ptx_line", s.ptxLine},
+                        {"file", s.file}, {"line", s.line}, {"column", s.column}, {"instruction", s.instruction},
+                        {"kind", s.kind}, {"size", s.size}, {"space", s.space}};
+    if (s.inlinedLine)
+      site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
+    list.push_back(std::move(site));
+  }
   return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", unit},
                         {"files", files}, {"sites", list}}
       .dump();

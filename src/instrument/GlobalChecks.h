@@ -18,6 +18,9 @@ struct Site {
   std::string function;
   uint32_t ptxLine = 0;
   uint32_t file = 0, line = 0, column = 0;  // from the last .loc before the access; 0: none
+  // Where the code of that .loc was inlined (its inlined_at attribute); 0: not inlined.
+  uint32_t inlinedFile = 0, inlinedLine = 0, inlinedColumn = 0;
+  bool entry = false;  // the function is a kernel
   std::string instruction;
   std::string kind;   // read / write / atomic
   unsigned size = 0;

@@ -113,19 +113,13 @@ HOOK_SINCE(cuMemAllocFromPoolAsync, 11020)(Fn real, CUdeviceptr* dptr, size_t by
   return rt().after(r);
 }};
 HOOK_SINCE(cuMemFree, 3020)(Fn real, CUdeviceptr p) {
-  CUdeviceptr base;
-  if (!rt().freeing(p, base)) return CUDA_ERROR_INVALID_VALUE;
-  return rt().after(real(base));
+  return rt().after(rt().free(p, [&](CUdeviceptr base) { return real(base); }));
 }};
 HOOK(cuMemFreeHost)(Fn real, void* p) {
-  CUdeviceptr base;
-  if (!rt().freeing(reinterpret_cast<CUdeviceptr>(p), base)) return CUDA_ERROR_INVALID_VALUE;
-  return rt().after(real(p));
+  return rt().after(rt().free(reinterpret_cast<CUdeviceptr>(p), [&](CUdeviceptr) { return real(p); }));
 }};
 HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
-  CUdeviceptr base;
-  if (!rt().freeing(p, base, stream, true)) return CUDA_ERROR_INVALID_VALUE;
-  return rt().after(real(base, stream));
+  return rt().after(rt().free(p, [&](CUdeviceptr base) { return real(base, stream); }, stream, true));
 }};
 
 // ---- modules and launches ---------------------------------------------------------------------

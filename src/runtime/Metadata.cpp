@@ -197,6 +197,21 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
   return r;
 }
 
+void Metadata::undoFree(uint64_t base) {
+  auto it = byBase_.find(untag(base));
+  if (it == byBase_.end() || it->second.live) return;
+  Allocation& a = it->second;
+  a.live = true;
+  a.freedAt.clear();
+  if (a.bstIndex != 0) {
+    abi::BstEntry e = bst_[a.bstIndex];
+    e.state = abi::kBstLive;
+    setEntry(a.bstIndex, e);
+    auto& q = a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_;
+    q.erase(std::remove(q.begin(), q.end(), a.bstIndex), q.end());
+  }
+}
+
 const Allocation* Metadata::find(uint64_t address) const {
   address = untag(address);
   auto it = byBase_.upper_bound(address);

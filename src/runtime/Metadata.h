@@ -94,6 +94,8 @@ class Metadata {
   uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {});
   // Records a free of `pointer` (possibly tagged).
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
+  // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
+  void undoFree(uint64_t base);
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;

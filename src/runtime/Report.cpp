@@ -30,8 +30,16 @@ SiteTable SiteTable::parse(std::string_view text) {
     site.line = s.value("line", 0u);
     site.column = s.value("column", 0u);
     site.instruction = s.value("instruction", std::string());
+    site.entry = s.value("entry", false);
     uint32_t file = s.value("file", 0u);
     if (file != 0 && files.count(std::to_string(file))) site.file = files[std::to_string(file)];
+    if (s.contains("inlined_at")) {
+      const auto& at = s["inlined_at"];
+      uint32_t f = at.value("file", 0u);
+      if (f != 0 && files.count(std::to_string(f))) site.inlinedFile = files[std::to_string(f)];
+      site.inlinedLine = at.value("line", 0u);
+      site.inlinedColumn = at.value("column", 0u);
+    }
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
     t.sites[id] = std::move(site);
@@ -63,6 +71,7 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   v.size = r.info >> 8;
   v.address = r.address;
   v.site = site;
+  if (site && site->entry) v.kernels = {site->function};
   v.module = std::move(module);
   v.block = {r.block[0], r.block[1], r.block[2]};
   v.thread = {r.thread[0], r.thread[1], r.thread[2]};
@@ -104,8 +113,12 @@ std::string where(const Violation& v) {
   if (!v.site) return fmt::format("an unknown site of module {}", v.module.empty() ? "?" : v.module);
   std::string ptx = fmt::format("PTX line {} of {}", v.site->ptxLine, v.module.empty() ? "?" : v.module);
   if (v.site->file.empty()) return fmt::format("{}: {}", ptx, v.site->instruction);
-  return fmt::format("{}:{}{} ({}: {})", v.site->file, v.site->line,
-                     v.site->column ? fmt::format(":{}", v.site->column) : "", ptx, v.site->instruction);
+  std::string inlined;
+  if (v.site->inlinedLine)
+    inlined = fmt::format(", inlined into {}:{}{}", v.site->inlinedFile, v.site->inlinedLine,
+                          v.site->inlinedColumn ? fmt::format(":{}", v.site->inlinedColumn) : "");
+  return fmt::format("{}:{}{}{} ({}: {})", v.site->file, v.site->line,
+                     v.site->column ? fmt::format(":{}", v.site->column) : "", inlined, ptx, v.site->instruction);
 }
 
 // "4 bytes after the end of", "8 bytes before", "at offset 12 of" a W-byte allocation.
@@ -139,8 +152,15 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
     case ViolationKind::UseAfterFree: {
       out += fmt::format("cucatch: ERROR: {} {} of {} bytes at {}\n", violationKindName(v.kind), v.access, v.size,
                          hex(v.address));
-      std::string kernel = v.site ? demangle(v.site->function) : std::string("?");
-      out += fmt::format("cucatch:   in kernel {} at block ({},{},{}) thread ({},{},{})\n", kernel, v.block[0],
+      std::string kernel;
+      if (v.kernels.size() == 1) kernel = fmt::format("kernel {}", demangle(v.kernels[0]));
+      else if (v.kernels.empty()) kernel = "an unknown kernel";
+      else {
+        kernel = "one of the kernels";
+        for (size_t i = 0; i < v.kernels.size(); ++i) kernel += (i ? ", " : " ") + demangle(v.kernels[i]);
+      }
+      if (v.site && !v.site->entry) kernel = fmt::format("device function {}, called from {}", demangle(v.site->function), kernel);
+      out += fmt::format("cucatch:   in {} at block ({},{},{}) thread ({},{},{})\n", kernel, v.block[0],
                          v.block[1], v.block[2], v.thread[0], v.thread[1], v.thread[2]);
       out += fmt::format("cucatch:   at {}\n", where(v));
       if (v.staleTag)
@@ -202,9 +222,17 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     j["pointer_tag"] = v.pointerTag;
     j["stale_tag"] = v.staleTag;
     j["repeats"] = v.repeats;
+    if (v.kernels.size() == 1) {
+      j["kernel"] = demangle(v.kernels[0]);
+      j["kernel_mangled"] = v.kernels[0];
+    }
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& k : v.kernels) candidates.push_back(demangle(k));
+    j["kernels"] = candidates;
     if (v.site) {
-      j["kernel"] = demangle(v.site->function);
-      j["kernel_mangled"] = v.site->function;
+      j["function"] = demangle(v.site->function);
+      if (v.site->inlinedLine)
+        j["inlined_at"] = {{"file", v.site->inlinedFile}, {"line", v.site->inlinedLine}, {"column", v.site->inlinedColumn}};
       j["file"] = v.site->file;
       j["line"] = v.site->line;
       j["column"] = v.site->column;

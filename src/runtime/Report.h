@@ -24,6 +24,9 @@ struct Site {
   uint32_t line = 0, column = 0;
   uint32_t ptxLine = 0;
   std::string instruction;  // the PTX text of the access
+  std::string inlinedFile;  // where the code of `file:line` was inlined, if it was
+  uint32_t inlinedLine = 0, inlinedColumn = 0;
+  bool entry = false;       // `function` is a kernel
 };
 
 // An instrumented module's site table, parsed from its JSON. Throws std::runtime_error on
@@ -45,6 +48,9 @@ struct Violation {
   uint64_t address = 0;  // untagged
   const Site* site = nullptr;
   std::string module;
+  // The kernel that was running: the site's function when it is a kernel, else the kernels
+  // launched since the last synchronization from modules that contain the site (mangled).
+  std::vector<std::string> kernels;
   std::array<uint32_t, 3> block{}, thread{};
   uint8_t pointerTag = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry

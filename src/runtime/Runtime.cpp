@@ -245,26 +245,36 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   return p;
 }
 
-bool Runtime::freeing(CUdeviceptr pointer, CUdeviceptr& real, CUstream stream, bool streamOrdered) {
+CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream,
+                      bool streamOrdered) {
+  // Held across the real free, so that no other thread publishes this free's table changes
+  // before the memory's last users have finished.
   std::lock_guard lock(mutex_);
-  real = strip(pointer);
-  if (!deviceReady_ || pointer == 0) return true;
-  FreeResult r = metadata_.onFree(pointer, backtrace());
-  if (r.status == FreeStatus::Ok) {
-    publish(stream, streamOrdered);
-    log(fmt::format("free of {:#x}", pointer));
-    return true;
-  }
+  CUdeviceptr real = strip(pointer);
+  if (!deviceReady_ || pointer == 0) return realFree(real);
   // A pointer cucatch never saw anything about may come from elsewhere (another context, an
   // allocator it does not track): the driver decides.
-  if (r.status == FreeStatus::InvalidFree && r.allocation == nullptr) return true;
-  Violation v;
-  v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
-  v.address = strip(pointer);
-  v.allocation = r.allocation;
-  v.backtrace = backtrace();
-  report({std::move(v)});
-  return false;
+  const Allocation* known = metadata_.find(real);
+  if (!known) return realFree(real);
+  FreeResult r = metadata_.onFree(pointer, backtrace());
+  if (r.status != FreeStatus::Ok) {
+    Violation v;
+    v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
+    v.address = real;
+    v.allocation = r.allocation;
+    v.backtrace = backtrace();
+    report({std::move(v)});
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult result = realFree(real);
+  if (result != CUDA_SUCCESS) {
+    // The driver refused: the memory is still allocated as far as the program is concerned.
+    log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
+    metadata_.undoFree(real);
+  }
+  publish(stream, streamOrdered);
+  log(fmt::format("free of {:#x}", pointer));
+  return result;
 }
 
 // ------------------------------------------------------------------------------ launches
@@ -347,6 +357,7 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     std::string hex(n.substr(std::strlen(CUCATCH_UNIT_PREFIX)));
     uint32_t unit = static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16));
     ++unitsFound;
+    m.units.insert(unit);
     if (units_.count(unit)) continue;
     std::string symbol = CUCATCH_SITES_PREFIX + hex;
     if (d_.cuModuleGetGlobal(&sites, &sitesBytes, mod, symbol.c_str()) != CUDA_SUCCESS || sitesBytes == 0) continue;
@@ -440,6 +451,16 @@ void Runtime::launching(void* function, void**& params, void**& extra, LaunchArg
   CUfunction f = nullptr;
   Module* m = moduleOf(function, f);
   if (m && !m->instrumented && options_.tags) untagArguments(f, params, extra, scratch);
+  if (m && m->instrumented) {
+    auto name = functionNames_.find(f);
+    if (name == functionNames_.end()) {
+      const char* n = nullptr;
+      name = functionNames_.emplace(f, d_.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? n : "?").first;
+    }
+    bool seen = false;
+    for (const auto& [k, mod] : launched_) seen |= k == name->second && mod == m;
+    if (!seen && launched_.size() < 64) launched_.emplace_back(name->second, m);
+  }
 }
 
 // ------------------------------------------------------------------------------ reports
@@ -455,6 +476,7 @@ CUresult Runtime::after(CUresult result) {
 void Runtime::synchronized() {
   std::lock_guard lock(mutex_);
   drain(false);
+  launched_.clear();  // what ran before this point has finished (on this stream at least)
 }
 
 void Runtime::drain(bool launchFailed) {
@@ -477,8 +499,14 @@ void Runtime::drain(bool launchFailed) {
     uint8_t entryTag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
     const Allocation* a = metadata_.findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
+    if (!site || !site->entry) {
+      Violation& v = found.back();
+      for (const auto& [kernel, m] : launched_)
+        if (m->units.count(r.unit)) v.kernels.push_back(kernel);
+    }
   }
   drained_ = recorded;
+  launched_.clear();
   if (count > capacity)
     writeErr(fmt::format("cucatch: {} more violations were not recorded (the error buffer holds {}; raise "
                          "CUCATCH_MAX_ERRORS)\n",

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,9 +59,13 @@ class Runtime {
   // enqueued on that stream instead of being made at once.
   CUdeviceptr allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream = nullptr,
                         bool streamOrdered = false);
-  // Before a free. Returns true with `real` set to the pointer for the real free; false when the
-  // free is a double or invalid free (already reported).
-  bool freeing(CUdeviceptr pointer, CUdeviceptr& real, CUstream stream = nullptr, bool streamOrdered = false);
+  // A free: decides whether it is a double or an invalid free (reported; the real free is then
+  // not called and CUDA_ERROR_INVALID_VALUE returned), else calls `realFree` with the untagged
+  // pointer and, if it succeeded, marks the memory freed on the device. That happens after the
+  // real free, which waits for the kernels still using the memory; for a stream-ordered free
+  // the update is enqueued on its stream.
+  CUresult free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream = nullptr,
+                bool streamOrdered = false);
 
   // ---- launches --------------------------------------------------------------------------
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for
@@ -88,6 +93,7 @@ class Runtime {
   Runtime();
   struct Module {
     bool instrumented = false;
+    std::unordered_set<uint32_t> units;  // compilation units linked into it
   };
   bool ensureDevice();  // device tables and error buffer in the current context
   void publish(CUstream stream, bool streamOrdered);
@@ -126,6 +132,10 @@ class Runtime {
   std::unordered_map<void*, Resolved> functionModule_;  // launch handle (CUfunction or CUkernel)
   std::unordered_map<CUmodule, std::unique_ptr<Module>> modules_;
   std::unordered_map<uint32_t, SiteTable> units_;  // by unit id, from every module loaded
+  // Kernels launched since the last report point, and their modules: who was running when a
+  // device function recorded a violation.
+  std::vector<std::pair<std::string, const Module*>> launched_;
+  std::unordered_map<CUfunction, std::string> functionNames_;
   std::unordered_set<void*> kernelHandles_;
   std::unordered_map<CUfunction, std::vector<std::pair<size_t, size_t>>> paramLayout_;
 

@@ -182,3 +182,14 @@ TEST_CASE("random allocation and free sequences agree with a simple model", "[ru
       }
   }
 }
+
+TEST_CASE("a free the driver refused can be taken back", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 128, MemoryKind::Device);
+  REQUIRE(m.onFree(p).status == FreeStatus::Ok);
+  CHECK(m.deviceView(p).verdict == abi::kErrorUseAfterFree);
+  m.undoFree(untag(p));
+  CHECK(m.deviceView(p).verdict == 0);
+  CHECK(m.find(untag(p))->live);
+  CHECK(m.onFree(p).status == FreeStatus::Ok);  // and it can be freed again
+}

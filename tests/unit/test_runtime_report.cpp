@@ -77,7 +77,7 @@ TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtim
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
   uint64_t p = m.onAllocate(base, 1000, MemoryKind::Device, {0x1234});
-  Site site{"_Z10write_pastPfi", "/src/oob.cu", 4, 3, 43, "st.global.u32 [%rd4], %r6;"};
+  Site site{"_Z10write_pastPfi", "/src/oob.cu", 4, 3, 43, "st.global.u32 [%rd4], %r6;", "", 0, 0, true};
   uint32_t meta = uint32_t(tagOf(p)) << abi::kMetaTagShift | abi::kBstLive << abi::kMetaStateShift |
                   uint32_t(tagOf(p)) << abi::kMetaPointerTagShift;
   auto r = record(0, 4, abi::kAccessWrite, base + 1000, base, 1000, meta);
@@ -98,6 +98,30 @@ TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtim
   CHECK(j["line"] == 4);
   CHECK(j["allocation"]["offset"] == 1000);
   CHECK(j["allocation"]["memory"] == "device");
+}
+
+TEST_CASE("a violation in a device function names the function, where it was inlined, and the kernel", "[runtime]") {
+  Metadata m;
+  uint64_t base = 0x7f5b67e00000ull;
+  m.onAllocate(base, 64, MemoryKind::Device);
+  Site site{"_Z5storePdid", "/usr/include/atomic.hpp", 112, 10, 50, "atom.global.add.u32 %r1, [%rd1], 1;",
+            "/src/k.cu", 9, 5, false};
+  auto r = record(0, 4, abi::kAccessAtomic, base + 64, base, 64, abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &site, "k.cu", m.findChecked(base, 64, 0));
+  v.kernels = {"_Z6callerPdi"};
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("in device function store(double*, int, double), called from kernel caller(double*, int)") !=
+        std::string::npos);
+  CHECK(text.find("at /usr/include/atomic.hpp:112:10, inlined into /src/k.cu:9:5 (PTX line 50") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["kernel"] == "caller(double*, int)");
+  CHECK(j["function"] == "store(double*, int, double)");
+  CHECK(j["inlined_at"]["line"] == 9);
+  v.kernels.push_back("_Z5otherv");
+  CHECK(formatText(v, m, fakeSymbol).find("called from one of the kernels caller(double*, int), other()") !=
+        std::string::npos);
+  CHECK(toJson(v, fakeSymbol).count("kernel") == 0);
 }
 
 TEST_CASE("a stale pointer into memory reallocated at the same address names the freed allocation", "[runtime]") {
@@ -123,7 +147,7 @@ TEST_CASE("a stale pointer into memory reallocated at the same address names the
 }
 
 TEST_CASE("identical violations of one site fold into one report", "[runtime]") {
-  Site s{"k", "", 0, 0, 9, "st.global.u32 [%rd1], %r1;"};
+  Site s{"k", "", 0, 0, 9, "st.global.u32 [%rd1], %r1;", "", 0, 0, true};
   std::vector<Violation> vs(5);
   for (auto& v : vs) v.site = &s;
   vs[4].kind = ViolationKind::UseAfterFree;

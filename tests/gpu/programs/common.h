@@ -1,0 +1,13 @@
+// Shared by the GPU suite's programs: every CUDA call is checked; a failure prints to stderr
+// and exits 2 (after a violation in abort mode, cucatch has already exited with 1).
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#define CHECK(call)                                                                            \
+  do {                                                                                         \
+    cudaError_t e_ = (call);                                                                   \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                            \
+    }                                                                                          \
+  } while (0)

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Runs one program of the GPU suite (tests/gpu/programs) and judges it by its annotation.
+
+  // cucatch-expect: clean
+      NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
+      and the cucatch build prints no line starting with "cucatch:".
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING]
+      NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
+      its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
+      kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation.
+
+  Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set;
+  "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
+  end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
+  host-side errors are caught in a program cucatch-nvcc did not build.
+
+usage: run-program.py NAME --bin-dir DIR --src-dir DIR [--cucatch-run PATH]
+Exit status: 0 pass, 1 fail, 77 skipped (no GPU here).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def run(cmd, env=None):
+    try:
+        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        fail(f"{cmd[0]} ran for more than 300 s")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--src-dir", required=True)
+    ap.add_argument("--cucatch-run")
+    a = ap.parse_args()
+    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+        print(f"SKIPPED: no GPU on this machine ({a.name})")
+        return 77
+    source = os.path.join(a.src_dir, a.name + ".cu")
+    text = open(source).read().splitlines()
+    m = re.match(r"// cucatch-expect: (.*)$", text[0])
+    if not m:
+        fail(f"{source}: no cucatch-expect annotation on line 1")
+    words = m.group(1).split()
+    plain = os.path.join(a.bin_dir, a.name + ".plain")
+    checked = os.path.join(a.bin_dir, a.name + ".cucatch")
+    for b in (plain, checked):
+        if not os.path.exists(b):
+            fail(f"{b} is missing: build the gpu-programs target first (cmake --build build --target gpu-programs)")
+
+    if words[0] == "clean":
+        p = run([plain])
+        c = run([checked])
+        ours = [l for l in c.stderr.splitlines() if l.startswith("cucatch:")]
+        if p.returncode != 0:
+            fail(f"the plain build exited {p.returncode}:\n{p.stderr}")
+        if ours:
+            fail("false positive:\n" + "\n".join(ours[:40]))
+        if c.returncode != 0:
+            fail(f"the cucatch build exited {c.returncode}:\n{c.stderr[-3000:]}")
+        if p.stdout != c.stdout:
+            fail(f"output differs:\n--- plain\n{p.stdout}\n--- cucatch\n{c.stdout}")
+        print(f"PASS: {a.name}: silent, output identical ({p.stdout.strip()})")
+        return 0
+
+    kind = words[0]
+    access = size = kernel = None
+    rest = [w for w in words[1:] if not w.startswith("kernel=")]
+    for w in words[1:]:
+        if w.startswith("kernel="):
+            kernel = w[len("kernel="):]
+    if rest:
+        access, size = rest[0], int(rest[1])
+    bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
+    env = dict(os.environ)
+    for l in text:
+        if l.startswith("// cucatch-env: "):
+            k, v = l[len("// cucatch-env: "):].split("=", 1)
+            env[k] = v
+    count = [int(l.split(":")[1]) for l in text if l.startswith("// cucatch-expect-errors:")]
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        c = run([checked], env=dict(env, CUCATCH_REPORT="json:" + report))
+        if c.returncode != 1:
+            fail(f"exit status {c.returncode}, expected 1\nstdout:\n{c.stdout}\nstderr:\n{c.stderr[-3000:]}")
+        if not any(l.startswith("cucatch: ERROR:") for l in c.stderr.splitlines()):
+            fail(f"no 'cucatch: ERROR:' line:\n{c.stderr[-3000:]}")
+        if not os.path.exists(report):
+            fail("no JSON report written")
+        doc = json.load(open(report))
+        errors = doc["errors"] + doc.get("leaks", [])
+        if count and len(errors) != count[0]:
+            fail(f"{len(errors)} reports, expected {count[0]}:\n{c.stderr[-3000:]}")
+        if count and not c.stdout.strip():
+            fail("the program did not run to its end in continue mode")
+
+    def why_not(e):
+        if e.get("kind") != kind:
+            return f"kind {e.get('kind')}"
+        if access and (e.get("access"), e.get("size")) != (access, size):
+            return f"access {e.get('access')} {e.get('size')}"
+        if kernel and kernel not in e.get("kernel", ""):
+            return f"kernel {e.get('kernel')}"
+        if bug_lines and "line" in e:
+            # The access's own line, or where the code holding it was inlined (atomicAdd).
+            places = [(e.get("file", ""), e.get("line"))]
+            if "inlined_at" in e:
+                places.append((e["inlined_at"].get("file", ""), e["inlined_at"].get("line")))
+            if not any(l in bug_lines and os.path.basename(f) == a.name + ".cu" for f, l in places):
+                return f"at {places}, expected line {bug_lines}"
+        if "allocation" not in e:
+            return "no allocation"
+        return None
+
+    reasons = [why_not(e) for e in errors]
+    if None not in reasons:
+        fail(f"no report matches '{m.group(1)}' (got: {reasons})\n{c.stderr[-3000:]}")
+    e = errors[reasons.index(None)]
+    where = f"{os.path.basename(e['file'])}:{e['line']}" if "line" in e else ""
+    if any(l.startswith("// cucatch-also: run the plain build under cucatch-run") for l in text):
+        if not a.cucatch_run:
+            fail("--cucatch-run is needed for this program")
+        r = run([a.cucatch_run, "--", plain])
+        if r.returncode != 1 or "cucatch: ERROR: " + kind not in r.stderr:
+            fail(f"cucatch-run -- {a.name}.plain: exit {r.returncode}, expected 1 and a {kind} report\n{r.stderr[-2000:]}")
+    p = run([plain])
+    print(f"PASS: {a.name}: {kind} {e.get('access', '')} {e.get('size', '')} {e.get('kernel', '')} {where} "
+          f"(plain build: exit {p.returncode})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

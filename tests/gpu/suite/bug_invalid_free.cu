@@ -1,0 +1,20 @@
+// cucatch-expect: invalid-free
+// cudaFree of an interior pointer (p + 4), not the start of an allocation.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
+
+__global__ void touch(float* p) { p[threadIdx.x] = 1.0f; }
+
+int main() {
+  float* p;
+  CHECK(cudaMalloc(&p, 1000));
+  touch<<<1, 250>>>(p);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(p + 4));  // invalid free: interior pointer
+  printf("done\n");
+  return 0;
+}
