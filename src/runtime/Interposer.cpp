@@ -126,25 +126,25 @@ HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
 
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
   CUresult r = real(kernel, library, name);
-  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
+  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel, library, name);
   return r;
 }};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
-  rt().launching(f, params, extra, scratch);
+  rt().launching(f, params, extra, scratch, "cuLaunchKernel");
   return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra));
 }};
 HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   LaunchArguments scratch;
-  rt().launching(f, params, extra, scratch);
+  rt().launching(f, params, extra, scratch, "cuLaunchKernelEx");
   return rt().after(real(config, f, params, extra));
 }};
 HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                 unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
   LaunchArguments scratch;
   void** extra = nullptr;
-  rt().launching(f, params, extra, scratch);
+  rt().launching(f, params, extra, scratch, "cuLaunchCooperativeKernel");
   return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
 }};
 
@@ -152,7 +152,7 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
 CUDA_KERNEL_NODE_PARAMS kernelNode(const CUDA_KERNEL_NODE_PARAMS* p, LaunchArguments& scratch) {
   CUDA_KERNEL_NODE_PARAMS copy = *p;
   void* handle = copy.func ? static_cast<void*>(copy.func) : static_cast<void*>(copy.kern);
-  if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch);
+  if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch, "a graph kernel node");
   return copy;
 }
 HOOK_SINCE(cuGraphAddKernelNode, 12000)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,

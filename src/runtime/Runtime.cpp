@@ -279,9 +279,9 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
 
 // ------------------------------------------------------------------------------ launches
 
-void Runtime::noteKernelHandle(void* kernel) {
+void Runtime::noteKernelHandle(void* kernel, CUlibrary library, const char* name) {
   std::lock_guard lock(mutex_);
-  kernelHandles_.insert(kernel);
+  kernelHandles_[kernel] = KernelOrigin{library, name ? name : ""};
 }
 
 Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
@@ -297,13 +297,26 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
     if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS) f = g;
   }
   CUmodule mod = nullptr;
-  if (d_.cuFuncGetModule(&mod, f) != CUDA_SUCCESS) {
+  CUresult byFunction = d_.cuFuncGetModule(&mod, f);
+  if (byFunction != CUDA_SUCCESS) {
     CUfunction g = nullptr;
-    if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS &&
-        d_.cuFuncGetModule(&mod, g) == CUDA_SUCCESS) {
+    CUresult asKernel = d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle));
+    CUresult byKernel = asKernel == CUDA_SUCCESS ? d_.cuFuncGetModule(&mod, g) : asKernel;
+    // Some CUkernels answer neither query (seen with cuBLAS 13 GEMM kernels launched by
+    // cuLaunchKernelEx): ask their library for its module and the function by name.
+    auto origin = kernelHandles_.find(handle);
+    if (byKernel != CUDA_SUCCESS && origin != kernelHandles_.end()) {
+      CUresult byLibrary = d_.cuLibraryGetModule(&mod, origin->second.library);
+      if (byLibrary == CUDA_SUCCESS) byLibrary = d_.cuModuleGetFunction(&g, mod, origin->second.name.c_str());
+      log(fmt::format("CUkernel {} ({}): through its library: {}", handle, origin->second.name, int(byLibrary)));
+      byKernel = byLibrary;
+    }
+    if (byKernel == CUDA_SUCCESS) {
       f = g;
     } else {
-      log(fmt::format("launch of {} whose module cannot be found: its arguments are passed as they are", handle));
+      log(fmt::format("launch of {} whose module cannot be found (cuFuncGetModule: {}, as a CUkernel: {}); "
+                      "treated as not instrumented",
+                      handle, int(byFunction), int(byKernel)));
       functionModule_[handle] = {nullptr, f};
       return nullptr;
     }
@@ -398,15 +411,25 @@ bool Runtime::untagWord(unsigned char* p) {
   return true;
 }
 
-void Runtime::untagArguments(CUfunction f, void**& params, void**& extra, LaunchArguments& scratch) {
+void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch) {
   if (params) {
-    auto it = paramLayout_.find(f);
+    auto it = paramLayout_.find(handle);
     if (it == paramLayout_.end()) {
       std::vector<std::pair<size_t, size_t>> layout;
       size_t offset = 0, size = 0;
       for (size_t i = 0; d_.cuFuncGetParamInfo(f, i, &offset, &size) == CUDA_SUCCESS; ++i)
         layout.emplace_back(offset, size);
-      it = paramLayout_.emplace(f, std::move(layout)).first;
+      // A CUkernel handle (context-independent loading) has its own query.
+      if (layout.empty())
+        for (size_t i = 0; d_.cuKernelGetParamInfo(static_cast<CUkernel>(handle), i, &offset, &size) == CUDA_SUCCESS; ++i)
+          layout.emplace_back(offset, size);
+      if (layout.empty()) {
+        CUresult asFunction = d_.cuFuncGetParamInfo(f, 0, &offset, &size);
+        CUresult asKernel = d_.cuKernelGetParamInfo(static_cast<CUkernel>(handle), 0, &offset, &size);
+        log(fmt::format("no parameter layout for launch handle {} ({}, {}): its arguments pass as they are", handle,
+                        int(asFunction), int(asKernel)));
+      }
+      it = paramLayout_.emplace(handle, std::move(layout)).first;
     }
     const auto& layout = it->second;
     bool changed = false;
@@ -444,13 +467,24 @@ void Runtime::untagArguments(CUfunction f, void**& params, void**& extra, Launch
   extra = scratch.extra.data();
 }
 
-void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch) {
+void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
   publish(nullptr, false);
   CUfunction f = nullptr;
   Module* m = moduleOf(function, f);
-  if (m && !m->instrumented && options_.tags) untagArguments(f, params, extra, scratch);
+  // Kernels not known to be instrumented get untagged arguments. (For an instrumented kernel
+  // whose module could not be found that only costs the temporal tags of this launch.)
+  void** paramsIn = params;
+  void** extraIn = extra;
+  if ((!m || !m->instrumented) && options_.tags) untagArguments(function, f, params, extra, scratch);
+  if (options_.debug) {
+    const char* name = nullptr;
+    if (d_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = "?";
+    log(fmt::format("{}: {} ({}{}) in {} module{}", api, name, function, kernelHandles_.count(function) ? ", a CUkernel" : "",
+                    !m ? "an unknown" : m->instrumented ? "an instrumented" : "an uninstrumented",
+                    params != paramsIn || extra != extraIn ? ", arguments untagged" : ""));
+  }
   if (m && m->instrumented) {
     auto name = functionNames_.find(f);
     if (name == functionNames_.end()) {

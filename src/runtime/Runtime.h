@@ -29,7 +29,8 @@ struct Driver {
   X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
   X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
   X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
-  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)
+  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo) \
+  X(cuLibraryGetModule) X(cuModuleGetFunction)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE
@@ -71,8 +72,8 @@ class Runtime {
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for
   // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the
   // caller launches with the returned params/extra.
-  void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch);
-  void noteKernelHandle(void* kernel);
+  void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api);
+  void noteKernelHandle(void* kernel, CUlibrary library, const char* name);
 
   // ---- results -----------------------------------------------------------------------------
   // After any wrapped call: a launch failure makes the runtime look for violation records.
@@ -100,7 +101,7 @@ class Runtime {
   CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved);
   void registerModule(CUmodule module, Module& m);
-  void untagArguments(CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
+  void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
   bool untagWord(unsigned char* p);
   void drain(bool launchFailed);
   void report(std::vector<Violation> violations);
@@ -136,8 +137,12 @@ class Runtime {
   // device function recorded a violation.
   std::vector<std::pair<std::string, const Module*>> launched_;
   std::unordered_map<CUfunction, std::string> functionNames_;
-  std::unordered_set<void*> kernelHandles_;
-  std::unordered_map<CUfunction, std::vector<std::pair<size_t, size_t>>> paramLayout_;
+  struct KernelOrigin {
+    CUlibrary library;
+    std::string name;
+  };
+  std::unordered_map<void*, KernelOrigin> kernelHandles_;  // CUkernel -> where it came from
+  std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;

@@ -7,7 +7,8 @@
   // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
-      kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation.
+      kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
+      that memory kind).
 
   Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
@@ -45,7 +46,11 @@ def main():
     ap.add_argument("--src-dir", required=True)
     ap.add_argument("--cucatch-run")
     a = ap.parse_args()
-    if subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
+    try:
+        gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:  # no nvidia-smi at all
+        gpu = False
+    if not gpu:
         print(f"SKIPPED: no GPU on this machine ({a.name})")
         return 77
     source = os.path.join(a.src_dir, a.name + ".cu")
@@ -60,9 +65,15 @@ def main():
         if not os.path.exists(b):
             fail(f"{b} is missing: build the gpu-programs target first (cmake --build build --target gpu-programs)")
 
+    env = dict(os.environ)
+    for l in text:
+        if l.startswith("// cucatch-env: "):
+            k, v = l[len("// cucatch-env: "):].split("=", 1)
+            env[k] = v
+
     if words[0] == "clean":
         p = run([plain])
-        c = run([checked])
+        c = run([checked], env=env)
         ours = [l for l in c.stderr.splitlines() if l.startswith("cucatch:")]
         if p.returncode != 0:
             fail(f"the plain build exited {p.returncode}:\n{p.stderr}")
@@ -76,19 +87,16 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = None
-    rest = [w for w in words[1:] if not w.startswith("kernel=")]
+    access = size = kernel = memory = None
+    rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
             kernel = w[len("kernel="):]
+        if w.startswith("memory="):
+            memory = w[len("memory="):]
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
-    env = dict(os.environ)
-    for l in text:
-        if l.startswith("// cucatch-env: "):
-            k, v = l[len("// cucatch-env: "):].split("=", 1)
-            env[k] = v
     count = [int(l.split(":")[1]) for l in text if l.startswith("// cucatch-expect-errors:")]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
@@ -122,6 +130,8 @@ def main():
                 return f"at {places}, expected line {bug_lines}"
         if "allocation" not in e:
             return "no allocation"
+        if memory and e["allocation"].get("memory") != memory:
+            return f"memory {e['allocation'].get('memory')}"
         return None
 
     reasons = [why_not(e) for e in errors]

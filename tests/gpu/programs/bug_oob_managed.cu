@@ -1,4 +1,4 @@
-// cucatch-expect: out-of-bounds write 4 kernel=managed_write
+// cucatch-expect: out-of-bounds write 4 kernel=managed_write memory=managed
 #include "common.h"
 __global__ void managed_write(int* p, int n) {
   int i = threadIdx.x;

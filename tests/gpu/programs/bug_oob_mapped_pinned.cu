@@ -1,4 +1,4 @@
-// cucatch-expect: out-of-bounds write 4 kernel=pinned_write
+// cucatch-expect: out-of-bounds write 4 kernel=pinned_write memory=host-mapped
 #include "common.h"
 __global__ void pinned_write(int* p, int n) {
   int i = threadIdx.x;

@@ -1,4 +1,4 @@
-// cucatch-expect: out-of-bounds write 4 kernel=async_write
+// cucatch-expect: out-of-bounds write 4 kernel=async_write memory=stream-ordered
 #include "common.h"
 __global__ void async_write(int* p, int n) {
   int i = threadIdx.x;
