@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -512,6 +513,15 @@ SourceLoc locAtOffset(std::string_view text, size_t offset) {
 // (open brackets plus runs of prefix operators; strings and comments are skipped).
 std::optional<Diagnostic> prescan(std::string_view text, const std::string& file, unsigned limit) {
   for (size_t i = 0; i < text.size(); ++i) {
+    // Eight bytes at a time while they are all ASCII and none is NUL (nearly all PTX).
+    constexpr uint64_t kHigh = 0x8080808080808080ull, kOnes = 0x0101010101010101ull;
+    while (i + 8 <= text.size()) {
+      uint64_t w;
+      std::memcpy(&w, text.data() + i, 8);
+      if ((w & kHigh) || ((w - kOnes) & ~w & kHigh)) break;
+      i += 8;
+    }
+    if (i >= text.size()) break;
     auto c = static_cast<unsigned char>(text[i]);
     if (c - 1u < 0x7fu) continue;  // 0x01..0x7f
     size_t n = c == 0 ? 0 : utf8SequenceLength(text, i);
