@@ -1,7 +1,8 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
-// cuBLAS (not instrumented) called with the program's buffers: its kernels must receive
-// untagged pointers.
+// cucatch-env: CUCATCH_TAGS=1
+// cuBLAS (not instrumented) called with the program's buffers, tags forced on: its kernels
+// must receive untagged pointers.
 #include <cublas_v2.h>
 #include <vector>
 #include "common.h"

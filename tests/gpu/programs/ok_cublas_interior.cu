@@ -1,11 +1,10 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
-// cucatch-env: CUCATCH_TAGS=0
-// Runs with tags off. With tags on, this GEMM (cuBLAS 13 picks a split-K algorithm for these
-// shapes) fails: no launch of its main kernel reaches cucatch's hooks (CUCATCH_DEBUG shows only
-// the split-K reduction kernel, launched after the context had already failed), so that kernel
-// must have received tagged pointers. Known limitation, docs/runtime.md; ok_cublas runs with
-// tags on.
+// Runs with the default CUCATCH_TAGS=auto, which turns tags off because cuBLASLt is loaded:
+// with tags on this GEMM (cuBLAS 13 picks a split-K algorithm for these shapes) fails, since no
+// launch of its main kernel reaches cucatch's hooks (CUCATCH_DEBUG shows only the split-K
+// reduction, launched after the context had already failed), so that kernel must receive
+// tagged pointers. docs/runtime.md; ok_cublas runs with tags forced on.
 // cuBLAS (an uninstrumented library) on the program's buffers: cublasSgemm, then
 // cublasSaxpy on interior pointers; small integer values keep the results exact.
 #include <cstdio>
