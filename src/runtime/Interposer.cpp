@@ -126,7 +126,7 @@ HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
 
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
   CUresult r = real(kernel, library, name);
-  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel, library, name);
+  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
   return r;
 }};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -343,7 +343,7 @@ HOOK_SINCE(cuTensorMapEncodeTiled, 12000)(Fn real, CUtensorMap* map, CUtensorMap
                                           const cuuint32_t* box, const cuuint32_t* elementStrides,
                                           CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
                                           CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
-  return real(map, type, rank, rt().stripHost(address), dims, strides, box, elementStrides, interleave, swizzle, l2, fill);
+  return real(map, type, rank, Runtime::stripHost(address), dims, strides, box, elementStrides, interleave, swizzle, l2, fill);
 }};
 HOOK_SINCE(cuTensorMapEncodeIm2col, 12000)(Fn real, CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                                            void* address, const cuuint64_t* dims, const cuuint64_t* strides,
@@ -351,7 +351,7 @@ HOOK_SINCE(cuTensorMapEncodeIm2col, 12000)(Fn real, CUtensorMap* map, CUtensorMa
                                            cuuint32_t pixels, const cuuint32_t* elementStrides,
                                            CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
                                            CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
-  return real(map, type, rank, rt().stripHost(address), dims, strides, lower, upper, channels, pixels,
+  return real(map, type, rank, Runtime::stripHost(address), dims, strides, lower, upper, channels, pixels,
               elementStrides, interleave, swizzle, l2, fill);
 }};
 

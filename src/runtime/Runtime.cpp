@@ -124,19 +124,19 @@ bool Runtime::ensureDevice() {
   MetadataConfig config;
   config.tags = tags_;
   config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
-  metadata_ = Metadata(config);
+  metadata_.emplace(config);
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   bool ok = true;
   auto step = [&](CUresult r, const char* what) { ok = ok && ours(r, what) == CUDA_SUCCESS; };
   step(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating cucatch's stream");
-  size_t bstBytes = metadata_.bst().size() * sizeof(abi::BstEntry);
+  size_t bstBytes = metadata_->bst().size() * sizeof(abi::BstEntry);
   if (ok) step(d_.cuMemAlloc(&bst_, bstBytes), "allocating the base & size table");
   if (ok) step(d_.cuMemAlloc(&zeroTable_, kL2Bytes), "allocating the shadow map");
   if (ok) step(d_.cuMemAlloc(&l1_, kL1Entries * sizeof(uint64_t)), "allocating the shadow map");
   if (ok) {
-    metadata_.takeDirtyEntries();  // the whole table goes up now
-    step(d_.cuMemcpyHtoDAsync(bst_, metadata_.bst().data(), bstBytes, stream_), "uploading the base & size table");
+    metadata_->takeDirtyEntries();  // the whole table goes up now
+    step(d_.cuMemcpyHtoDAsync(bst_, metadata_->bst().data(), bstBytes, stream_), "uploading the base & size table");
     step(d_.cuMemsetD32Async(zeroTable_, 0, kL2Bytes / 4, stream_), "clearing the shadow map");
     // Every first-level slot points at the shared all-zero second level.
     step(d_.cuMemsetD2D32Async(l1_, 8, static_cast<uint32_t>(zeroTable_), 1, kL1Entries, stream_), "filling the shadow map");
@@ -162,7 +162,7 @@ bool Runtime::ensureDevice() {
   }
   deviceReady_ = true;
   log(fmt::format("device tables ready: bst {:#x} ({} entries), shadow L1 {:#x}, error buffer {:#x}", bst_,
-                  metadata_.bst().size(), l1_, errorDevice_));
+                  metadata_->bst().size(), l1_, errorDevice_));
   return true;
 }
 
@@ -198,8 +198,8 @@ CUdeviceptr Runtime::secondLevelTable(uint64_t slot) {
 }
 
 void Runtime::publish(CUstream stream, bool streamOrdered) {
-  auto entries = metadata_.takeDirtyEntries();
-  auto writes = metadata_.shadow().takeWrites();
+  auto entries = metadata_->takeDirtyEntries();
+  auto writes = metadata_->shadow().takeWrites();
   if (entries.empty() && writes.empty()) return;
   CUstreamCaptureMode saved;
   relaxCapture(saved);
@@ -211,7 +211,7 @@ void Runtime::publish(CUstream stream, bool streamOrdered) {
     if (table) ours(d_.cuMemsetD32Async(table + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
   }
   for (uint32_t index : entries) {
-    const abi::BstEntry& e = metadata_.bst()[index];
+    const abi::BstEntry& e = metadata_->bst()[index];
     CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
     if (streamOrdered) {
       uint32_t words[sizeof(abi::BstEntry) / 4];
@@ -259,7 +259,7 @@ std::string Runtime::symbolize(uintptr_t frame) {
 CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream, bool streamOrdered) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
-  CUdeviceptr p = metadata_.onAllocate(base, size, kind, backtrace());
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace());
   publish(stream, streamOrdered);
   log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
@@ -274,9 +274,9 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   if (!deviceReady_ || pointer == 0) return realFree(real);
   // A pointer cucatch never saw anything about may come from elsewhere (another context, an
   // allocator it does not track): the driver decides.
-  const Allocation* known = metadata_.find(real);
+  const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
-  FreeResult r = metadata_.onFree(pointer, backtrace());
+  FreeResult r = metadata_->onFree(pointer, backtrace());
   if (r.status != FreeStatus::Ok) {
     Violation v;
     v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
@@ -290,7 +290,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   if (result != CUDA_SUCCESS) {
     // The driver refused: the memory is still allocated as far as the program is concerned.
     log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
-    metadata_.undoFree(real);
+    metadata_->undoFree(real);
   }
   publish(stream, streamOrdered);
   log(fmt::format("free of {:#x}", pointer));
@@ -299,9 +299,9 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
 
 // ------------------------------------------------------------------------------ launches
 
-void Runtime::noteKernelHandle(void* kernel, CUlibrary library, const char* name) {
+void Runtime::noteKernelHandle(void* kernel) {
   std::lock_guard lock(mutex_);
-  kernelHandles_[kernel] = KernelOrigin{library, name ? name : ""};
+  kernelHandles_.insert(kernel);
 }
 
 Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
@@ -322,15 +322,6 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
     CUfunction g = nullptr;
     CUresult asKernel = d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle));
     CUresult byKernel = asKernel == CUDA_SUCCESS ? d_.cuFuncGetModule(&mod, g) : asKernel;
-    // Some CUkernels answer neither query (seen with cuBLAS 13 GEMM kernels launched by
-    // cuLaunchKernelEx): ask their library for its module and the function by name.
-    auto origin = kernelHandles_.find(handle);
-    if (byKernel != CUDA_SUCCESS && origin != kernelHandles_.end()) {
-      CUresult byLibrary = d_.cuLibraryGetModule(&mod, origin->second.library);
-      if (byLibrary == CUDA_SUCCESS) byLibrary = d_.cuModuleGetFunction(&g, mod, origin->second.name.c_str());
-      log(fmt::format("CUkernel {} ({}): through its library: {}", handle, origin->second.name, int(byLibrary)));
-      byKernel = byLibrary;
-    }
     if (byKernel == CUDA_SUCCESS) {
       f = g;
     } else {
@@ -408,7 +399,7 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   }
   abi::ModuleState s{};
   s.bst = bst_;
-  s.bstCapacity = metadata_.bst().size();
+  s.bstCapacity = metadata_->bst().size();
   s.shadowL1 = l1_;
   s.errorBuffer = errorDevice_;
   s.flags = options_.continueMode() ? abi::kFlagContinue : 0;
@@ -424,8 +415,8 @@ bool Runtime::untagWord(unsigned char* p) {
   if (tagOf(v) == 0) return false;
   uint64_t a = untag(v);
   // A pointer into (or one past the end of) an allocation cucatch handed out with a tag.
-  const Allocation* hit = metadata_.find(a);
-  if (!hit && a > 0) hit = metadata_.find(a - 1);
+  const Allocation* hit = metadata_->find(a);
+  if (!hit && a > 0) hit = metadata_->find(a - 1);
   if (!hit || hit->tag != tagOf(v)) return false;
   std::memcpy(p, &a, 8);
   return true;
@@ -436,19 +427,23 @@ void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**&
     auto it = paramLayout_.find(handle);
     if (it == paramLayout_.end()) {
       std::vector<std::pair<size_t, size_t>> layout;
-      size_t offset = 0, size = 0;
-      for (size_t i = 0; d_.cuFuncGetParamInfo(f, i, &offset, &size) == CUDA_SUCCESS; ++i)
-        layout.emplace_back(offset, size);
+      // Reads the layout through `query`; returns the result that ended the walk.
+      auto walk = [&](auto query) {
+        size_t offset = 0, size = 0;
+        CUresult r;
+        for (size_t i = 0; (r = query(i, &offset, &size)) == CUDA_SUCCESS; ++i) layout.emplace_back(offset, size);
+        return r;
+      };
+      CUresult asFunction = walk([&](size_t i, size_t* o, size_t* n) { return d_.cuFuncGetParamInfo(f, i, o, n); });
       // A CUkernel handle (context-independent loading) has its own query.
+      CUresult asKernel = CUDA_SUCCESS;
       if (layout.empty())
-        for (size_t i = 0; d_.cuKernelGetParamInfo(static_cast<CUkernel>(handle), i, &offset, &size) == CUDA_SUCCESS; ++i)
-          layout.emplace_back(offset, size);
-      if (layout.empty()) {
-        CUresult asFunction = d_.cuFuncGetParamInfo(f, 0, &offset, &size);
-        CUresult asKernel = d_.cuKernelGetParamInfo(static_cast<CUkernel>(handle), 0, &offset, &size);
+        asKernel = walk([&](size_t i, size_t* o, size_t* n) {
+          return d_.cuKernelGetParamInfo(static_cast<CUkernel>(handle), i, o, n);
+        });
+      if (layout.empty())
         log(fmt::format("no parameter layout for launch handle {} ({}, {}): its arguments pass as they are", handle,
                         int(asFunction), int(asKernel)));
-      }
       it = paramLayout_.emplace(handle, std::move(layout)).first;
     }
     const auto& layout = it->second;
@@ -487,6 +482,15 @@ void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**&
   extra = scratch.extra.data();
 }
 
+const std::string& Runtime::kernelName(CUfunction f) {
+  auto name = functionNames_.find(f);
+  if (name == functionNames_.end()) {
+    const char* n = nullptr;
+    name = functionNames_.emplace(f, d_.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? n : "?").first;
+  }
+  return name->second;
+}
+
 void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
@@ -499,21 +503,15 @@ void Runtime::launching(void* function, void**& params, void**& extra, LaunchArg
   void** extraIn = extra;
   if ((!m || !m->instrumented) && tags_) untagArguments(function, f, params, extra, scratch);
   if (options_.debug) {
-    const char* name = nullptr;
-    if (d_.cuFuncGetName(&name, f) != CUDA_SUCCESS) name = "?";
-    log(fmt::format("{}: {} ({}{}) in {} module{}", api, name, function, kernelHandles_.count(function) ? ", a CUkernel" : "",
+    log(fmt::format("{}: {} ({}{}) in {} module{}", api, kernelName(f), function, kernelHandles_.count(function) ? ", a CUkernel" : "",
                     !m ? "an unknown" : m->instrumented ? "an instrumented" : "an uninstrumented",
                     params != paramsIn || extra != extraIn ? ", arguments untagged" : ""));
   }
   if (m && m->instrumented) {
-    auto name = functionNames_.find(f);
-    if (name == functionNames_.end()) {
-      const char* n = nullptr;
-      name = functionNames_.emplace(f, d_.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? n : "?").first;
-    }
+    const std::string& name = kernelName(f);
     bool seen = false;
-    for (const auto& [k, mod] : launched_) seen |= k == name->second && mod == m;
-    if (!seen && launched_.size() < 64) launched_.emplace_back(name->second, m);
+    for (const auto& [k, mod] : launched_) seen |= k == name && mod == m;
+    if (!seen && launched_.size() < 64) launched_.emplace_back(name, m);
   }
 }
 
@@ -551,7 +549,7 @@ void Runtime::drain(bool launchFailed) {
     const SiteTable* table = unit != units_.end() ? &unit->second : nullptr;
     const Site* site = table && r.site < table->sites.size() ? &table->sites[r.site] : nullptr;
     uint8_t entryTag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
-    const Allocation* a = metadata_.findChecked(r.base, r.size, entryTag);
+    const Allocation* a = metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
     if (!site || !site->entry) {
       Violation& v = found.back();
@@ -573,7 +571,7 @@ void Runtime::report(std::vector<Violation> violations) {
   bool fatal = !options_.continueMode();
   auto sym = [this](uintptr_t f) { return symbolize(f); };
   for (const auto& v : fold(std::move(violations))) {
-    writeErr(formatText(v, metadata_, sym));
+    writeErr(formatText(v, *metadata_, sym));
     jsonReports_.push_back(toJson(v, sym));
     ++errorsReported_;
   }
@@ -604,9 +602,9 @@ void Runtime::atExit() {
     if (d_.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == context_) d_.cuCtxSynchronize();
     drain(false);
   }
-  if (options_.leakCheck) {
+  if (options_.leakCheck && metadata_) {
     std::vector<Violation> leaks;
-    for (const Allocation* a : metadata_.live()) {
+    for (const Allocation* a : metadata_->live()) {
       Violation v;
       v.kind = ViolationKind::Leak;
       v.address = a->base;

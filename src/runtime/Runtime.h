@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,8 +30,7 @@ struct Driver {
   X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
   X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
   X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
-  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo) \
-  X(cuLibraryGetModule) X(cuModuleGetFunction)
+  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE
@@ -73,7 +73,7 @@ class Runtime {
   // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the
   // caller launches with the returned params/extra.
   void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api);
-  void noteKernelHandle(void* kernel, CUlibrary library, const char* name);
+  void noteKernelHandle(void* kernel);
 
   // ---- results -----------------------------------------------------------------------------
   // After any wrapped call: a launch failure makes the runtime look for violation records.
@@ -83,7 +83,7 @@ class Runtime {
   void atExit();
 
   static CUdeviceptr strip(CUdeviceptr p) { return untag(p); }
-  void* stripHost(void* p) { return reinterpret_cast<void*>(untag(reinterpret_cast<uint64_t>(p))); }
+  static void* stripHost(void* p) { return reinterpret_cast<void*>(untag(reinterpret_cast<uint64_t>(p))); }
   // The tag of `p` on `q` (for entry points that return an address derived from an argument).
   static CUdeviceptr retag(CUdeviceptr q, CUdeviceptr like) { return tagOf(like) ? withTag(q, tagOf(like)) : q; }
 
@@ -102,6 +102,7 @@ class Runtime {
   CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved);
   void registerModule(CUmodule module, Module& m);
+  const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
   bool untagWord(unsigned char* p);
   void drain(bool launchFailed);
@@ -116,7 +117,7 @@ class Runtime {
   bool tags_ = true;  // the effective CUCATCH_TAGS
   Driver d_;
   std::recursive_mutex mutex_;
-  Metadata metadata_;
+  std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
 
   CUcontext context_ = nullptr;
   bool deviceReady_ = false, deviceFailed_ = false, warnedOtherContext_ = false;
@@ -139,11 +140,7 @@ class Runtime {
   // device function recorded a violation.
   std::vector<std::pair<std::string, const Module*>> launched_;
   std::unordered_map<CUfunction, std::string> functionNames_;
-  struct KernelOrigin {
-    CUlibrary library;
-    std::string name;
-  };
-  std::unordered_map<void*, KernelOrigin> kernelHandles_;  // CUkernel -> where it came from
+  std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 
   std::vector<nlohmann::json> jsonReports_;
