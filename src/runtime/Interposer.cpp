@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <span>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -34,9 +35,17 @@ struct HookEntry {
   // The ABI versions (cuGetProcAddress's cudaVersion) whose signature the hook has; requests
   // outside get the real function.
   int minVersion, maxVersion;
+  // The names libcuda exports the hooked function under, for lookups by symbol name (dlsym):
+  // cuda.h's name for that ABI version (cuMemAlloc_v2), and for hooks whose signature never
+  // changed also the plain one (cuStreamWaitValue32 beside cuStreamWaitValue32_v2).
+  const char* exported;
+  const char* alsoExported;
   std::atomic<void*>* slots;
   void* const* trampolines;
 };
+
+#define CUCATCH_STRINGIFY(X) #X
+#define CUCATCH_EXPANDED_NAME(X) CUCATCH_STRINGIFY(X)  // cuda.h's #define applied
 
 template <class Self, class Fn>
 struct Hook;
@@ -53,23 +62,32 @@ struct Hook<Self, R (*)(A...)> {
   static inline void* const trampolines[kSlots] = {
       reinterpret_cast<void*>(&trampoline<0>), reinterpret_cast<void*>(&trampoline<1>),
       reinterpret_cast<void*>(&trampoline<2>), reinterpret_cast<void*>(&trampoline<3>)};
-  static HookEntry entry() { return {Self::kName, Self::kMinVersion, Self::kMaxVersion, slots, trampolines}; }
+  static HookEntry entry() {
+    return {Self::kName, Self::kMinVersion, Self::kMaxVersion, Self::kExported, Self::kAlsoExported, slots, trampolines};
+  }
 };
 
 // HOOK(cuX)(Fn real, <cuX's parameters>) { ... } };
 #define HOOK(NAME)                                                      \
   struct Hook_##NAME : Hook<Hook_##NAME, decltype(&::NAME)> {           \
     static constexpr const char* kName = #NAME;                         \
+    static constexpr const char* kExported = CUCATCH_EXPANDED_NAME(NAME); \
+    static constexpr const char* kAlsoExported = #NAME;                 \
     static CUresult run
 #define HOOK_SINCE(NAME, VERSION)                                       \
   struct Hook_##NAME : Hook<Hook_##NAME, decltype(&::NAME)> {           \
     static constexpr const char* kName = #NAME;                         \
+    static constexpr const char* kExported = CUCATCH_EXPANDED_NAME(NAME); \
+    static constexpr const char* kAlsoExported = nullptr;               \
     static constexpr int kMinVersion = VERSION;                         \
     static CUresult run
-// An older signature of NAME, for requests of ABI versions before VERSION.
+// An older signature of NAME, for requests of ABI versions before VERSION (exported under the
+// plain name, the newer one under NAME_v2).
 #define HOOK_BEFORE(NAME, VERSION, SIGNATURE)                           \
   struct Hook_##NAME##_old : Hook<Hook_##NAME##_old, SIGNATURE> {       \
     static constexpr const char* kName = #NAME;                         \
+    static constexpr const char* kExported = #NAME;                     \
+    static constexpr const char* kAlsoExported = nullptr;               \
     static constexpr int kMaxVersion = VERSION;                         \
     static CUresult run
 
@@ -148,10 +166,14 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
   return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
 }};
 
-// Graph kernel nodes copy their arguments when they are made: untag them there.
-CUDA_KERNEL_NODE_PARAMS kernelNode(const CUDA_KERNEL_NODE_PARAMS* p, LaunchArguments& scratch) {
-  CUDA_KERNEL_NODE_PARAMS copy = *p;
-  void* handle = copy.func ? static_cast<void*>(copy.func) : static_cast<void*>(copy.kern);
+// Graph kernel nodes copy their arguments when they are made: untag them there. (Version 1 of
+// the parameters, still exported under the plain names, has no CUkernel.)
+template <class Params>
+Params kernelNode(const Params* p, LaunchArguments& scratch) {
+  Params copy = *p;
+  void* handle = copy.func;
+  if constexpr (requires { copy.kern; })
+    if (!handle) handle = copy.kern;
   if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch, "a graph kernel node");
   return copy;
 }
@@ -170,6 +192,27 @@ HOOK_SINCE(cuGraphExecKernelNodeSetParams, 12000)(Fn real, CUgraphExec exec, CUg
                                                   const CUDA_KERNEL_NODE_PARAMS* p) {
   LaunchArguments scratch;
   CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
+  return rt().after(real(exec, node, &copy));
+}};
+
+HOOK_BEFORE(cuGraphAddKernelNode, 12000, CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t,
+                                                     const CUDA_KERNEL_NODE_PARAMS_v1*))(
+    Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
+  return rt().after(real(node, graph, deps, n, &copy));
+}};
+HOOK_BEFORE(cuGraphKernelNodeSetParams, 12000, CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*))(
+    Fn real, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
+  return rt().after(real(node, &copy));
+}};
+HOOK_BEFORE(cuGraphExecKernelNodeSetParams, 12000,
+            CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*))(
+    Fn real, CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  LaunchArguments scratch;
+  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
   return rt().after(real(exec, node, &copy));
 }};
 
@@ -327,6 +370,16 @@ HOOK(cuStreamWriteValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, uns
 HOOK(cuStreamWaitValue32)(Fn real, CUstream s, CUdeviceptr a, cuuint32_t v, unsigned flags) {
   return rt().after(real(s, strip(a), v, flags));
 }};
+// Versions 1 and 2 share the parameter type (they differ in which flags are allowed).
+HOOK(cuStreamBatchMemOp)(Fn real, CUstream s, unsigned count, CUstreamBatchMemOpParams* ops, unsigned flags) {
+  std::vector<CUstreamBatchMemOpParams> copy(ops, ops + (ops ? count : 0));
+  for (auto& op : copy)
+    if (op.operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || op.operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)
+      op.waitValue.address = strip(op.waitValue.address);
+    else if (op.operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 || op.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)
+      op.writeValue.address = strip(op.writeValue.address);
+  return rt().after(real(s, count, ops ? copy.data() : ops, flags));
+}};
 HOOK(cuStreamWaitValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, unsigned flags) {
   return rt().after(real(s, strip(a), v, flags));
 }};
@@ -353,6 +406,12 @@ HOOK_SINCE(cuTensorMapEncodeIm2col, 12000)(Fn real, CUtensorMap* map, CUtensorMa
                                            CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
   return real(map, type, rank, Runtime::stripHost(address), dims, strides, lower, upper, channels, pixels,
               elementStrides, interleave, swizzle, l2, fill);
+}};
+
+// cuBLASLt's Hopper GEMMs encode a TMA descriptor once and then swap the address in it for every
+// call: the descriptor is read by the TMA unit, which must see the raw address.
+HOOK_SINCE(cuTensorMapReplaceAddress, 12000)(Fn real, CUtensorMap* map, void* address) {
+  return real(map, Runtime::stripHost(address));
 }};
 
 HOOK(cuGraphAddMemcpyNode)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
@@ -402,6 +461,7 @@ HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph gra
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuLibraryGetKernel) X(cuGetExportTable) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
+  X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \
   X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyPeer) X(cuMemcpyPeerAsync) X(cuMemcpyHtoD)                 \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoD) X(cuMemcpyDtoDAsync)    \
@@ -413,18 +473,44 @@ HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph gra
   X(cuPointerSetAttribute) X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuMemPrefetchAsync_old) X(cuMemAdvise_old)    \
   X(cuMemRangeGetAttribute)           \
   X(cuMemRangeGetAttributes) X(cuStreamAttachMemAsync) X(cuIpcGetMemHandle) X(cuStreamWriteValue32) \
-  X(cuStreamWriteValue64) X(cuStreamWaitValue32) X(cuStreamWaitValue64) X(cuTexObjectCreate)       \
-  X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col) X(cuGraphAddMemcpyNode)                      \
+  X(cuStreamWriteValue64) X(cuStreamWaitValue32) X(cuStreamWaitValue64) X(cuStreamBatchMemOp) X(cuTexObjectCreate)       \
+  X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col) X(cuTensorMapReplaceAddress) X(cuGraphAddMemcpyNode)                      \
   X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams) X(cuGraphAddMemsetNode)           \
   X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams) X(cuGraphAddMemFreeNode)
 
-const HookEntry* findHook(std::string_view name, int version) {
+std::span<const HookEntry> allHooks() {
 #define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),
   static const HookEntry hooks[] = {CUCATCH_HOOKS(CUCATCH_ENTRY)};
 #undef CUCATCH_ENTRY
-  for (const auto& h : hooks)
+  return hooks;
+}
+
+// The hook for a cuGetProcAddress request.
+const HookEntry* findHook(std::string_view name, int version) {
+  for (const auto& h : allHooks())
     if (name == h.name && version >= h.minVersion && version < h.maxVersion) return &h;
   return nullptr;
+}
+
+// The hook for a symbol libcuda exports: its cuda.h name, with the per-thread default stream
+// suffix (_ptsz, _ptds) dropped, since the trampoline calls whichever variant it was handed.
+const HookEntry* findExportedHook(std::string_view symbol) {
+  for (std::string_view suffix : {"_ptsz", "_ptds"})
+    if (symbol.ends_with(suffix)) symbol.remove_suffix(suffix.size());
+  for (const auto& h : allHooks())
+    if (symbol == h.exported || (h.alsoExported && symbol == h.alsoExported)) return &h;
+  return nullptr;
+}
+
+// The trampoline that calls `real` through hook `h`, taking a free slot for it; `real` itself
+// when all slots hold other variants.
+void* wrap(const HookEntry& h, void* real, const char* symbol) {
+  for (size_t i = 0; i < kSlots; ++i) {
+    void* expected = nullptr;
+    if (h.slots[i].compare_exchange_strong(expected, real) || expected == real) return h.trampolines[i];
+  }
+  Runtime::get().log(fmt::format("{}: more than {} variants; this one is not intercepted", symbol, kSlots));
+  return real;
 }
 
 // ---- cuGetProcAddress and dlsym -----------------------------------------------------------------
@@ -442,7 +528,7 @@ void bindRuntime() {
 }
 
 // Replaces the real entry point in *pfn by our wrapper, where we have one.
-void intercept(const char* symbol, void** pfn, int version) {
+void intercept(const char* symbol, void** pfn, int version, cuuint64_t flags) {
   std::string_view name(symbol);
   if (name == "cuGetProcAddress") {
     if (version >= 12000) {
@@ -455,19 +541,13 @@ void intercept(const char* symbol, void** pfn, int version) {
     return;
   }
   const HookEntry* h = findHook(name, version);
+  if (Runtime::get().debug())
+    Runtime::get().log(fmt::format("cuGetProcAddress {} (ABI {}, flags {}){}", symbol, version, flags, h ? "" : ": not wrapped"));
   if (!h) {
     if (findHook(name, 1 << 29)) Runtime::get().log(fmt::format("{} asked for ABI version {}: not intercepted", symbol, version));
     return;
   }
-  void* real = *pfn;
-  for (size_t i = 0; i < kSlots; ++i) {
-    void* expected = nullptr;
-    if (h->slots[i].compare_exchange_strong(expected, real) || expected == real) {
-      *pfn = h->trampolines[i];
-      return;
-    }
-  }
-  Runtime::get().log(fmt::format("{}: more than {} variants; this one is not intercepted", symbol, kSlots));
+  *pfn = wrap(*h, *pfn, symbol);
 }
 
 CUresult ourGetProcAddressV2(const char* symbol, void** pfn, int version, cuuint64_t flags,
@@ -475,7 +555,7 @@ CUresult ourGetProcAddressV2(const char* symbol, void** pfn, int version, cuuint
   CUresult r = realGetProcAddressV2.load()(symbol, pfn, version, flags, status);
   if (r == CUDA_SUCCESS && symbol && pfn && *pfn) {
     bindRuntime();
-    intercept(symbol, pfn, version);
+    intercept(symbol, pfn, version, flags);
   }
   return r;
 }
@@ -484,7 +564,7 @@ CUresult ourGetProcAddressV1(const char* symbol, void** pfn, int version, cuuint
   CUresult r = realGetProcAddressV1.load()(symbol, pfn, version, flags);
   if (r == CUDA_SUCCESS && symbol && pfn && *pfn) {
     bindRuntime();
-    intercept(symbol, pfn, version);
+    intercept(symbol, pfn, version, flags);
   }
   return r;
 }
@@ -499,16 +579,16 @@ DlsymFn realDlsym() {
   return real;
 }
 
-}  // namespace
+bool inLibcuda(void* p) {
+  Dl_info info;
+  return dladdr(p, &info) && info.dli_fname && std::strstr(info.dli_fname, "libcuda.so");
+}
 
-extern "C" {
-
-// The program's (and the CUDA runtime's) dlsym. Everything but the two cuGetProcAddress
-// entry points is passed through. (dlsym(RTLD_NEXT, ...) therefore searches after libcucatch
-// rather than after the caller: see docs/runtime.md.)
-__attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
-  void* p = realDlsym()(handle, name);
-  if (!p) return p;
+// What the program gets for symbol `name`, found at `p` through `handle`. The two
+// cuGetProcAddress entry points become ours; so does every driver entry point we wrap that is
+// looked up by name (cuBLASLt resolves cuLaunchKernel, cuMemAlloc_v2, ... with dlsym on libcuda).
+void* lookedUp(void* handle, const char* name, void* p) {
+  if (!p || !name || name[0] != 'c' || name[1] != 'u') return p;
   if (std::strcmp(name, "cuGetProcAddress_v2") == 0) {
     realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(p));
     bindRuntime();
@@ -518,7 +598,29 @@ __attribute__((visibility("default"))) void* dlsym(void* handle, const char* nam
     realGetProcAddressV1.store(reinterpret_cast<GetProcAddressV1>(p));
     return reinterpret_cast<void*>(&ourGetProcAddressV1);
   }
-  return p;
+  const HookEntry* h = findExportedHook(name);
+  bool wrapped = h && inLibcuda(p);
+  if (Runtime::get().debug()) Runtime::get().log(fmt::format("dlsym {}{}", name, wrapped ? "" : ": not wrapped"));
+  if (!wrapped) return p;
+  // The runtime calls the driver through the real cuGetProcAddress: bind it if nothing has yet.
+  if (!realGetProcAddressV2.load()) {
+    if (void* g = realDlsym()(handle, "cuGetProcAddress_v2")) {
+      realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(g));
+      bindRuntime();
+    }
+  }
+  return wrap(*h, p, name);
+}
+
+}  // namespace
+
+extern "C" {
+
+// The program's (and the CUDA libraries') dlsym: see lookedUp. (dlsym(RTLD_NEXT, ...) therefore
+// searches after libcucatch rather than after the caller: see docs/runtime.md. dlvsym is left
+// alone: libcucatch finds glibc's dlsym through it.)
+__attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
+  return lookedUp(handle, name, realDlsym()(handle, name));
 }
 
 // Lets cucatch-run and tests see that the runtime is in the process.

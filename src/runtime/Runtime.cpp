@@ -71,7 +71,7 @@ void Runtime::log(const std::string& line) {
 
 void Runtime::bindDriver(decltype(&::cuGetProcAddress_v2) getProcAddress) {
   std::lock_guard lock(mutex_);
-  if (d_.cuCtxGetCurrent) return;
+  if (d_.cuCtxGetCurrent || deviceFailed_) return;  // bound, or tried once and found wanting
   bool missing = false;
 #define CUCATCH_RESOLVE(name)                                                                    \
   {                                                                                              \
