@@ -63,9 +63,15 @@ std::string_view memoryKindName(MemoryKind k) {
 
 namespace {
 constexpr uint32_t kFirstIndirect = 256;
+// Only even tags are handed out: bit 56 of a tagged pointer stays clear. Hopper's TMA
+// descriptors hold 57-bit global addresses, and cuBLASLt encodes the descriptors of its
+// tensor-core GEMMs itself (no driver call to untag in), keeping bits 0..56 of the pointer it
+// was given: with bit 56 clear that is the raw address. (Seen on the H100 with cuBLAS 13.0: a
+// descriptor made from 0x11007f58b1600000 held 0x01007f58b1600000 and the kernel faulted.)
+constexpr unsigned kTagStep = 2;
 // Freed direct indices wait until this many are queued before one is reused, so that a stale
 // direct-tagged pointer keeps naming its freed entry for a while.
-constexpr size_t kDirectQuarantine = 128;
+constexpr size_t kDirectQuarantine = 64;
 // Freed allocations remembered after their address range was handed out again.
 constexpr size_t kReplacedKept = 4096;
 }  // namespace
@@ -76,7 +82,8 @@ Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
   // Entry 0: "unknown": everything passes. (A runtime that wants unknown pointers reported
   // publishes size 0 here instead.)
   setEntry(0, abi::BstEntry{0, UINT64_MAX, 0, abi::kBstLive, 0, 0, 0});
-  for (uint32_t i = 255; i >= abi::kFirstDirectTag; --i) freeDirect_.push_back(i);
+  // Direct tags are BST indices: the even ones of 16..254 (the odd entries stay unused).
+  for (uint32_t i = kFirstIndirect - kTagStep; i >= abi::kFirstDirectTag; i -= kTagStep) freeDirect_.push_back(i);
   for (uint32_t i = config_.bstCapacity - 1; i >= kFirstIndirect; --i) freeIndirect_.push_back(i);
 }
 
@@ -132,8 +139,9 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     if (index != 0 && taggable) {
       // A temporal tag that differs from the one this entry last carried, so that stale
       // pointers into its old allocation are told apart.
-      std::uniform_int_distribution<int> pick(abi::kFirstTemporalTag, abi::kLastTemporalTag);
-      do tag = static_cast<uint8_t>(pick(rng_));
+      std::uniform_int_distribution<int> pick((abi::kFirstTemporalTag + kTagStep - 1) / kTagStep,
+                                              abi::kLastTemporalTag / kTagStep);
+      do tag = static_cast<uint8_t>(pick(rng_) * kTagStep);
       while (tag == bst_[index].tag);
     }
   }

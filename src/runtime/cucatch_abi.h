@@ -28,6 +28,7 @@ CUCATCH_CONST uint64_t kAddressMask = 0x00FFFFFFFFFFFFFFull;     /* untagged = p
 CUCATCH_CONST unsigned kFirstTemporalTag = 1;  /* 1..15: random temporal tag, metadata via the shadow map */
 CUCATCH_CONST unsigned kLastTemporalTag = 15;
 CUCATCH_CONST unsigned kFirstDirectTag = 16;   /* 16..255: the BST index itself */
+/* (The runtime hands out even tags only, keeping bit 56 clear: src/runtime/Metadata.cpp.) */
 
 /* ---- base & size table ---------------------------------------------------------------- */
 enum BstState { kBstFree = 0, kBstLive = 1, kBstFreed = 2 };

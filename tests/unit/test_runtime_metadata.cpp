@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "runtime/Metadata.h"
 
@@ -76,9 +77,25 @@ TEST_CASE("more live allocations than direct tags: temporal tags through the sha
     REQUIRE(v.entry.size == uint64_t(512 + i));
     REQUIRE(v.verdict == 0);
   }
-  CHECK(direct == 240);
-  CHECK(temporal == 760);
+  CHECK(direct == 120);
+  CHECK(temporal == 880);
   CHECK(m.live().size() == 1000);
+}
+
+TEST_CASE("every tag handed out is even: a 57-bit address field keeps none of it", "[runtime]") {
+  // TMA descriptors hold bits 0..56 of a global address (cuBLASLt builds them from the
+  // program's pointers itself): bit 56, the tag's lowest bit, must be clear.
+  Metadata m;
+  std::set<uint8_t> direct, temporal;
+  for (int i = 0; i < 2000; ++i) {
+    uint64_t p = m.onAllocate(deviceAddress(i), 64, MemoryKind::Device);
+    REQUIRE((p & (uint64_t(1) << 56)) == 0);
+    REQUIRE((p & ((uint64_t(1) << 57) - 1)) == deviceAddress(i));
+    (tagOf(p) >= abi::kFirstDirectTag ? direct : temporal).insert(tagOf(p));
+    if (i % 3 == 0) m.onFree(p, {});  // reuse: quarantined direct indices, new temporal tags
+  }
+  CHECK(direct.size() == 120);
+  CHECK(temporal == std::set<uint8_t>{2, 4, 6, 8, 10, 12, 14});
 }
 
 TEST_CASE("use after free: the freed entry keeps its bounds and says freed", "[runtime]") {
@@ -99,7 +116,7 @@ TEST_CASE("use after free: the freed entry keeps its bounds and says freed", "[r
 
 TEST_CASE("a stale temporal-tagged pointer into reallocated memory is a tag mismatch", "[runtime]") {
   Metadata m;
-  for (int i = 0; i < 240; ++i) m.onAllocate(deviceAddress(100 + i), 64, MemoryKind::Device);  // use up direct tags
+  for (int i = 0; i < 120; ++i) m.onAllocate(deviceAddress(100 + i), 64, MemoryKind::Device);  // use up direct tags
   uint64_t old = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
   REQUIRE(tagOf(old) <= abi::kLastTemporalTag);
   REQUIRE(m.onFree(old).status == FreeStatus::Ok);
@@ -148,14 +165,14 @@ TEST_CASE("a full table leaves new allocations untracked and untagged, not broke
   Metadata m(MetadataConfig{.bstCapacity = 300});
   std::vector<uint64_t> ptrs;
   for (int i = 0; i < 400; ++i) ptrs.push_back(m.onAllocate(deviceAddress(i), 128, MemoryKind::Device));
-  // 240 direct + 44 indirect (256..299) tracked; the rest pass as unknown.
+  // 120 direct + 44 indirect (256..299) tracked; the rest pass as unknown.
   CHECK(m.deviceView(ptrs[399]).index == 0);
   CHECK(tagOf(ptrs[399]) == 0);
   CHECK(m.deviceView(ptrs[0]).verdict == 0);
 }
 
 TEST_CASE("random allocation and free sequences agree with a simple model", "[runtime]") {
-  Metadata m(MetadataConfig{.bstCapacity = 2048});
+  Metadata m(MetadataConfig{.bstCapacity = 4096});
   std::mt19937 rng(7);
   struct Live { uint64_t ptr, base, size; };
   std::vector<Live> live;
