@@ -29,7 +29,6 @@ int main(int argc, char** argv) {
     if (std::string_view(o.type) == "Bool") opt->check(CLI::IsMember({"0", "1"}))->type_name("0|1");
     if (std::string_view(o.type) == "Int") opt->check(CLI::Number)->type_name("N");
     if (std::string_view(o.env) == "CUCATCH_MODE") opt->check(CLI::IsMember({"abort", "continue"}));
-    if (std::string_view(o.env) == "CUCATCH_TAGS") opt->check(CLI::IsMember({"1", "0", "auto"}))->type_name("1|0|auto");
   }
   std::string runtimeLib;
   app.add_option("--runtime", runtimeLib, "libcucatch.so to preload (default: the one installed with this tool)");

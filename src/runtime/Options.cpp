@@ -49,7 +49,6 @@ std::string Options::load(const std::function<const char*(const char*)>& lookup)
 #undef CUCATCH_OPTION
   if (!error.empty()) return error;
   if (mode != "abort" && mode != "continue") return "CUCATCH_MODE=" + mode + ": expected abort or continue";
-  if (tags != "auto" && tags != "1" && tags != "0") return "CUCATCH_TAGS=" + tags + ": expected 1, 0 or auto";
   if (!report.empty() && report.rfind("json:", 0) != 0)
     return "CUCATCH_REPORT=" + report + ": expected json:PATH";
   if (report == "json:") return "CUCATCH_REPORT=json: needs a path";

@@ -1,7 +1,6 @@
 #include "runtime/Runtime.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <execinfo.h>
 #include <unistd.h>
 
@@ -119,10 +118,8 @@ bool Runtime::ensureDevice() {
     return false;
   }
   context_ = ctx;
-  // Decided once, before the first pointer is handed out.
-  tags_ = decideTags();
   MetadataConfig config;
-  config.tags = tags_;
+  config.tags = options_.tags;
   config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
   metadata_.emplace(config);
   CUstreamCaptureMode saved;
@@ -164,23 +161,6 @@ bool Runtime::ensureDevice() {
   log(fmt::format("device tables ready: bst {:#x} ({} entries), shadow L1 {:#x}, error buffer {:#x}", bst_,
                   metadata_->bst().size(), l1_, errorDevice_));
   return true;
-}
-
-bool Runtime::decideTags() {
-  if (options_.tags != "auto") return options_.tags == "1";
-  // cuBLASLt launches some kernels (the split-K GEMMs of cuBLAS 13) through a path that no
-  // wrapped entry point sees, so their pointer arguments cannot be untagged and a tagged
-  // pointer would fault there. With it loaded, pointers stay raw; checking goes through the
-  // shadow map (only stale pointers into reallocated memory go unnoticed).
-  bool risky = false;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        if (info->dlpi_name && std::strstr(info->dlpi_name, "libcublasLt")) *static_cast<bool*>(out) = true;
-        return 0;
-      },
-      &risky);
-  if (risky) log("libcublasLt is loaded: pointer tags are off (CUCATCH_TAGS=1 forces them on)");
-  return !risky;
 }
 
 CUdeviceptr Runtime::secondLevelTable(uint64_t slot) {
@@ -501,7 +481,7 @@ void Runtime::launching(void* function, void**& params, void**& extra, LaunchArg
   // whose module could not be found that only costs the temporal tags of this launch.)
   void** paramsIn = params;
   void** extraIn = extra;
-  if ((!m || !m->instrumented) && tags_) untagArguments(function, f, params, extra, scratch);
+  if ((!m || !m->instrumented) && options_.tags) untagArguments(function, f, params, extra, scratch);
   if (options_.debug) {
     log(fmt::format("{}: {} ({}{}) in {} module{}", api, kernelName(f), function, kernelHandles_.count(function) ? ", a CUkernel" : "",
                     !m ? "an unknown" : m->instrumented ? "an instrumented" : "an uninstrumented",

@@ -97,7 +97,6 @@ class Runtime {
     std::unordered_set<uint32_t> units;  // compilation units linked into it
   };
   bool ensureDevice();  // device tables and error buffer in the current context
-  bool decideTags();    // CUCATCH_TAGS, with auto resolved against the libraries loaded now
   void publish(CUstream stream, bool streamOrdered);
   CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved);
@@ -114,7 +113,6 @@ class Runtime {
   void restoreCapture(CUstreamCaptureMode saved);
 
   Options options_;
-  bool tags_ = true;  // the effective CUCATCH_TAGS
   Driver d_;
   std::recursive_mutex mutex_;
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided

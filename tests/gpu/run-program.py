@@ -11,12 +11,18 @@
       that memory kind).
 
   Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set;
+  "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
+  (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
   host-side errors are caught in a program cucatch-nvcc did not build.
 
+  A Python program (NAME.py, annotations behind "#") uses precompiled kernels only (PyTorch):
+  it runs as it is and under cucatch-run, and must be "clean". "# cucatch-needs-module: M"
+  skips it where Python cannot import M.
+
 usage: run-program.py NAME --bin-dir DIR --src-dir DIR [--cucatch-run PATH]
-Exit status: 0 pass, 1 fail, 77 skipped (no GPU here).
+Exit status: 0 pass, 1 fail, 77 skipped (no GPU here, or a module a Python program needs).
 """
 import argparse
 import json
@@ -53,17 +59,33 @@ def main():
     if not gpu:
         print(f"SKIPPED: no GPU on this machine ({a.name})")
         return 77
-    source = os.path.join(a.src_dir, a.name + ".cu")
+    python = os.path.exists(os.path.join(a.src_dir, a.name + ".py"))
+    source = os.path.join(a.src_dir, a.name + (".py" if python else ".cu"))
     text = open(source).read().splitlines()
+    if python:  # the same annotations behind "#"
+        text = ["//" + l[1:] if l.startswith("# cucatch-") else l for l in text]
     m = re.match(r"// cucatch-expect: (.*)$", text[0])
     if not m:
         fail(f"{source}: no cucatch-expect annotation on line 1")
     words = m.group(1).split()
     plain = os.path.join(a.bin_dir, a.name + ".plain")
     checked = os.path.join(a.bin_dir, a.name + ".cucatch")
-    for b in (plain, checked):
-        if not os.path.exists(b):
-            fail(f"{b} is missing: build the gpu-programs target first (cmake --build build --target gpu-programs)")
+    if python:
+        if words[0] != "clean" or not a.cucatch_run:
+            fail(f"{source}: a Python program can only be 'clean', and needs --cucatch-run")
+        for l in text:
+            if l.startswith("// cucatch-needs-module: "):
+                module = l.split(": ", 1)[1].strip()
+                if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
+                    print(f"SKIPPED: Python has no module {module} here ({a.name})")
+                    return 77
+        plain_cmd = [sys.executable, source]
+        checked_cmd = [a.cucatch_run, "--", sys.executable, source]
+    else:
+        for b in (plain, checked):
+            if not os.path.exists(b):
+                fail(f"{b} is missing: build the gpu-programs target first (cmake --build build --target gpu-programs)")
+        plain_cmd, checked_cmd = [plain], [checked]
 
     env = dict(os.environ)
     for l in text:
@@ -72,8 +94,8 @@ def main():
             env[k] = v
 
     if words[0] == "clean":
-        p = run([plain])
-        c = run([checked], env=env)
+        p = run(plain_cmd)
+        c = run(checked_cmd, env=env)
         ours = [l for l in c.stderr.splitlines() if l.startswith("cucatch:")]
         if p.returncode != 0:
             fail(f"the plain build exited {p.returncode}:\n{p.stderr}")
@@ -83,6 +105,8 @@ def main():
             fail(f"the cucatch build exited {c.returncode}:\n{c.stderr[-3000:]}")
         if p.stdout != c.stdout:
             fail(f"output differs:\n--- plain\n{p.stdout}\n--- cucatch\n{c.stdout}")
+        if "// cucatch-expect-tagged" in text and "pointers: tagged" not in c.stderr.splitlines():
+            fail(f"the cucatch build did not run with tagged pointers:\n{c.stderr[-3000:]}")
         print(f"PASS: {a.name}: silent, output identical ({p.stdout.strip()})")
         return 0
 

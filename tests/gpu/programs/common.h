@@ -11,3 +11,11 @@
       std::exit(2);                                                                            \
     }                                                                                          \
   } while (0)
+
+// For programs annotated "// cucatch-expect-tagged": says on stderr whether the pointer the
+// program got from CUDA carries a cucatch tag, so that a clean run is known to have passed
+// tagged pointers to the libraries it calls (the runner wants "pointers: tagged").
+#include <cstdint>
+inline void sayWhetherTagged(const void* p) {
+  std::fprintf(stderr, "pointers: %s\n", reinterpret_cast<uintptr_t>(p) >> 56 ? "tagged" : "raw");
+}

@@ -1,7 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
-// cucatch-env: CUCATCH_TAGS=1
-// cuBLAS (not instrumented) called with the program's buffers, tags forced on: its kernels
+// cucatch-expect-tagged
+// cuBLAS (not instrumented) called with the program's buffers (tagged pointers): its kernels
 // must receive untagged pointers.
 #include <cublas_v2.h>
 #include <vector>
@@ -18,6 +18,7 @@ int main() {
   CHECK(cudaMalloc(&da, n * n * 4));
   CHECK(cudaMalloc(&db, n * n * 4));
   CHECK(cudaMalloc(&dc, n * n * 4));
+  sayWhetherTagged(da);
   CHECK(cudaMalloc(&dx, n * 4));
   CHECK(cudaMalloc(&dy, n * 4));
   CHECK(cudaMemcpy(da, a.data(), n * n * 4, cudaMemcpyHostToDevice));

@@ -1,0 +1,55 @@
+# cucatch-expect: clean
+# cucatch-expect-tagged
+# cucatch-needs-module: torch
+"""PyTorch on the GPU (no cucatch instrumentation: every kernel is precompiled) must give the
+same results under the cucatch runtime, with tagged pointers, as without it: cuBLAS / cuBLASLt
+GEMMs in float32 and bf16 (Hopper TMA kernels), cuDNN convolution, sort, reductions, indexing,
+and a few optimizer steps (multi-tensor kernels whose arguments hold pointer arrays).
+
+Inputs are small integers where the operation is exact, so the printed values must match to
+the last digit between the two runs; elsewhere a fixed seed and deterministic algorithms.
+"""
+import os
+import sys
+
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # what deterministic cuBLAS needs
+import torch  # noqa: E402
+
+torch.manual_seed(0)
+torch.use_deterministic_algorithms(True)
+dev = "cuda"
+
+
+def ints(*shape, mod=7, dtype=torch.float32):
+    return (torch.randint(0, mod, shape, device=dev) - mod // 2).to(dtype)
+
+
+a, b = ints(513, 257), ints(257, 129)
+# Under cucatch the tensors' device pointers carry tags (stderr, not compared: the runner wants
+# "pointers: tagged" there, as from common.h's sayWhetherTagged).
+print("pointers:", "tagged" if a.data_ptr() >> 56 else "raw", file=sys.stderr)
+print("fp32 gemm", float((a @ b).sum()))
+x, y = ints(4096, 1024, dtype=torch.bfloat16), ints(1024, 2048, dtype=torch.bfloat16)
+print("bf16 gemm", float((x @ y).float().sum()))
+batch = torch.bmm(ints(8, 128, 64), ints(8, 64, 96))
+print("bmm", float(batch.sum()))
+img, w = ints(8, 3, 32, 32), ints(16, 3, 3, 3)
+print("conv2d", float(torch.nn.functional.conv2d(img, w, padding=1).sum()))
+v = torch.randn(100003, device=dev)
+print("sort", torch.sort(v).values[::20000].tolist())
+print("topk", torch.topk(v, 5).values.tolist())
+idx = torch.randint(0, 100003, (5000,), device=dev)
+print("gather", float(v[idx].sum()))
+print("cumsum", float(ints(10000).cumsum(0)[-1]))
+
+model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)).to(dev)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=True)
+data, target = torch.randn(256, 64, device=dev), torch.randint(0, 10, (256,), device=dev)
+for step in range(5):
+    opt.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(data), target)
+    loss.backward()
+    opt.step()
+print("adam loss", round(float(loss), 5))
+torch.cuda.synchronize()
+print("done")
