@@ -518,7 +518,17 @@ void Runtime::drain(bool launchFailed) {
   uint32_t capacity = header->capacity;
   uint32_t recorded = std::min(count, capacity);
   if (recorded <= drained_) {
-    if (launchFailed) log("a launch failed with no violation recorded: not cucatch's to report");
+    if (launchFailed && options_.tags && !hintedAtTags_) {
+      // Not a violation cucatch can report, but with tags on the likeliest cause in a program
+      // that runs correctly without cucatch: an uninstrumented kernel dereferenced a tagged
+      // pointer it read from memory (launch arguments are untagged; memory is not).
+      hintedAtTags_ = true;
+      writeErr("cucatch: warning: a kernel failed and cucatch recorded no violation. If the program runs "
+               "correctly without cucatch, a kernel cucatch did not instrument (a precompiled library) may "
+               "have read a tagged pointer from device memory, such as the pointer array of a batched cuBLAS "
+               "call: run it with CUCATCH_TAGS=0 (docs/runtime.md)\n");
+    }
+    log("a launch failed with no violation recorded: not cucatch's to report");
     return;
   }
   std::vector<Violation> found;

@@ -143,6 +143,7 @@ class Runtime {
 
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;
+  bool hintedAtTags_ = false;  // the CUCATCH_TAGS=0 hint after an unexplained launch failure
   bool exiting_ = false;
 };
 

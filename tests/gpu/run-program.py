@@ -15,7 +15,9 @@
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
-  host-side errors are caught in a program cucatch-nvcc did not build.
+  host-side errors are caught in a program cucatch-nvcc did not build; "// cucatch-also: with
+  tags on, fails with the CUCATCH_TAGS=0 hint" (a clean program that needs CUCATCH_TAGS=0)
+  wants its cucatch build, run with tags on, to fail and print the runtime's hint.
 
   A Python program (NAME.py, annotations behind "#") uses precompiled kernels only (PyTorch):
   it runs as it is and under cucatch-run, and must be "clean". "# cucatch-needs-module: M"
@@ -107,6 +109,12 @@ def main():
             fail(f"output differs:\n--- plain\n{p.stdout}\n--- cucatch\n{c.stdout}")
         if "// cucatch-expect-tagged" in text and "pointers: tagged" not in c.stderr.splitlines():
             fail(f"the cucatch build did not run with tagged pointers:\n{c.stderr[-3000:]}")
+        if "// cucatch-also: with tags on, fails with the CUCATCH_TAGS=0 hint" in text:
+            t = run(checked_cmd, env=dict(env, CUCATCH_TAGS="1"))
+            hint = [l for l in t.stderr.splitlines() if l.startswith("cucatch: warning:") and "CUCATCH_TAGS=0" in l]
+            if t.returncode == 0 or not hint:
+                fail(f"with tags on: exit {t.returncode}, expected a failure and the CUCATCH_TAGS=0 hint\n"
+                     f"{t.stderr[-3000:]}")
         print(f"PASS: {a.name}: silent, output identical ({p.stdout.strip()})")
         return 0
 
