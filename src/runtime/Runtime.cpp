@@ -1,6 +1,7 @@
 #include "runtime/Runtime.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <execinfo.h>
 #include <unistd.h>
 
@@ -227,9 +228,20 @@ Backtrace Runtime::backtrace() {
 
 std::string Runtime::symbolize(uintptr_t frame) {
   Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(frame), &info) || !info.dli_fname)
+  link_map* map = nullptr;
+  if (!dladdr1(reinterpret_cast<void*>(frame), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) ||
+      !info.dli_fname)
     return fmt::format("{:#x}", frame);
   uintptr_t offset = frame - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  // The full symbol table first: it names the executable's own functions, which dladdr cannot
+  // (and where dladdr names the nearest exported symbol, that may not contain the frame).
+  std::string file = map && map->l_name && map->l_name[0] ? map->l_name : "/proc/self/exe";
+  auto symbols = elfSymbols_.find(file);
+  if (symbols == elfSymbols_.end()) symbols = elfSymbols_.emplace(file, ElfSymbols::load(file)).first;
+  // A frame is a return address: the call before it may be its function's last instruction.
+  if (auto hit = symbols->second.find((symbols->second.positionIndependent() ? offset : frame) - 1))
+    return fmt::format("{:#x} in {}+{:#x} ({}+{:#x})", frame, demangle(hit->name), hit->offset + 1, info.dli_fname,
+                       offset);
   if (info.dli_sname)
     return fmt::format("{:#x} in {}+{:#x} ({}+{:#x})", frame, demangle(info.dli_sname),
                        frame - reinterpret_cast<uintptr_t>(info.dli_saddr), info.dli_fname, offset);

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/ElfSymbols.h"
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
@@ -141,6 +142,7 @@ class Runtime {
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 
+  std::unordered_map<std::string, ElfSymbols> elfSymbols_;  // by file, read at the first report that needs it
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;
   bool hintedAtTags_ = false;  // the CUCATCH_TAGS=0 hint after an unexplained launch failure

@@ -164,6 +164,9 @@ def main():
             return "no allocation"
         if memory and e["allocation"].get("memory") != memory:
             return f"memory {e['allocation'].get('memory')}"
+        # The program's own frames are named (from its symbol table: it exports none).
+        if not any(" in main+" in f for f in e["allocation"].get("allocated_at", [])):
+            return f"no frame in main in the allocation's backtrace {e['allocation'].get('allocated_at')}"
         return None
 
     reasons = [why_not(e) for e in errors]
