@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace cucatch::runtime {
 
 namespace {
 
-template <class T>
-bool readAt(const std::vector<char>& file, uint64_t offset, T& out) {
-  if (offset > file.size() || file.size() - offset < sizeof(T)) return false;
-  std::memcpy(&out, file.data() + offset, sizeof(T));
-  return true;
+// Reads `count` bytes at `offset` (only the headers and the symbol and string tables are read:
+// a library can be a gigabyte of device code).
+bool readAt(std::ifstream& in, uint64_t offset, void* out, uint64_t count) {
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(offset));
+  return in.read(static_cast<char*>(out), static_cast<std::streamsize>(count)).good();
 }
 
 }  // namespace
@@ -23,27 +23,24 @@ bool readAt(const std::vector<char>& file, uint64_t offset, T& out) {
 ElfSymbols ElfSymbols::load(const std::string& path) {
   ElfSymbols table;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return table;
-  std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Elf64_Ehdr header;
-  if (!readAt(file, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+  if (!in || !readAt(in, 0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
       header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_shentsize != sizeof(Elf64_Shdr))
     return table;
   table.pie_ = header.e_type == ET_DYN;
-  auto section = [&](uint32_t i, Elf64_Shdr& s) {
-    return i < header.e_shnum && readAt(file, header.e_shoff + uint64_t(i) * sizeof(Elf64_Shdr), s);
-  };
-  for (uint32_t i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr symtab, strtab;
-    if (!section(i, symtab) || symtab.sh_type != SHT_SYMTAB || !section(symtab.sh_link, strtab)) continue;
-    if (strtab.sh_offset > file.size() || file.size() - strtab.sh_offset < strtab.sh_size) continue;
-    for (uint64_t k = 0; k + sizeof(Elf64_Sym) <= symtab.sh_size; k += sizeof(Elf64_Sym)) {
-      Elf64_Sym sym;
-      if (!readAt(file, symtab.sh_offset + k, sym)) break;
-      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_name >= strtab.sh_size) continue;
-      const char* name = file.data() + strtab.sh_offset + sym.st_name;
-      size_t length = strnlen(name, strtab.sh_size - sym.st_name);
-      table.functions_.push_back({sym.st_value, sym.st_size, std::string(name, length)});
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  if (!readAt(in, header.e_shoff, sections.data(), sections.size() * sizeof(Elf64_Shdr))) return table;
+  for (const Elf64_Shdr& symtab : sections) {
+    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= sections.size()) continue;
+    const Elf64_Shdr& strtab = sections[symtab.sh_link];
+    std::vector<Elf64_Sym> symbols(symtab.sh_size / sizeof(Elf64_Sym));
+    std::string names(strtab.sh_size, '\0');
+    if (!readAt(in, symtab.sh_offset, symbols.data(), symbols.size() * sizeof(Elf64_Sym)) ||
+        !readAt(in, strtab.sh_offset, names.data(), names.size()))
+      continue;
+    for (const Elf64_Sym& sym : symbols) {
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_name >= names.size()) continue;
+      table.functions_.push_back({sym.st_value, sym.st_size, std::string(names.c_str() + sym.st_name)});
     }
   }
   std::sort(table.functions_.begin(), table.functions_.end(),
