@@ -166,54 +166,43 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
   return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
 }};
 
-// Graph kernel nodes copy their arguments when they are made: untag them there. (Version 1 of
-// the parameters, still exported under the plain names, has no CUkernel.)
-template <class Params>
-Params kernelNode(const Params* p, LaunchArguments& scratch) {
+// Graph kernel nodes copy their arguments when they are made: untag them there, then call
+// `real(leading..., &copy)`. (Version 1 of the parameters, still exported under the plain
+// names, has no CUkernel.)
+template <class Real, class Params, class... Leading>
+CUresult withKernelNode(Real real, const Params* p, Leading... leading) {
+  LaunchArguments scratch;
   Params copy = *p;
   void* handle = copy.func;
   if constexpr (requires { copy.kern; })
     if (!handle) handle = copy.kern;
   if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch, "a graph kernel node");
-  return copy;
+  return rt().after(real(leading..., &copy));
 }
 HOOK_SINCE(cuGraphAddKernelNode, 12000)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
                                         size_t n, const CUDA_KERNEL_NODE_PARAMS* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
-  return rt().after(real(node, graph, deps, n, &copy));
+  return withKernelNode(real, p, node, graph, deps, n);
 }};
 HOOK_SINCE(cuGraphKernelNodeSetParams, 12000)(Fn real, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
-  return rt().after(real(node, &copy));
+  return withKernelNode(real, p, node);
 }};
 HOOK_SINCE(cuGraphExecKernelNodeSetParams, 12000)(Fn real, CUgraphExec exec, CUgraphNode node,
                                                   const CUDA_KERNEL_NODE_PARAMS* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS copy = kernelNode(p, scratch);
-  return rt().after(real(exec, node, &copy));
+  return withKernelNode(real, p, exec, node);
 }};
-
 HOOK_BEFORE(cuGraphAddKernelNode, 12000, CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t,
                                                      const CUDA_KERNEL_NODE_PARAMS_v1*))(
     Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
-  return rt().after(real(node, graph, deps, n, &copy));
+  return withKernelNode(real, p, node, graph, deps, n);
 }};
 HOOK_BEFORE(cuGraphKernelNodeSetParams, 12000, CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*))(
     Fn real, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
-  return rt().after(real(node, &copy));
+  return withKernelNode(real, p, node);
 }};
 HOOK_BEFORE(cuGraphExecKernelNodeSetParams, 12000,
             CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v1*))(
     Fn real, CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
-  LaunchArguments scratch;
-  CUDA_KERNEL_NODE_PARAMS_v1 copy = kernelNode(p, scratch);
-  return rt().after(real(exec, node, &copy));
+  return withKernelNode(real, p, exec, node);
 }};
 
 // Private driver tables the CUDA runtime asks for by UUID. Not wrapped (their layout is not
