@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-#include "instrument/GlobalChecks.h"
+#include "instrument/Instrument.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
 
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto ti = clock::now();
-    if (instrument) cucatch::instrument::instrumentGlobalAccesses(*result.module);
+    if (instrument) cucatch::instrument::instrumentModule(*result.module);
     auto tj = clock::now();
     instrumentMs.push_back(std::chrono::duration<double, std::milli>(tj - ti).count());
     std::string out = cucatch::ptx::print(*result.module);

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -92,12 +93,20 @@ int asCicc(int argc, char** argv) {
   std::optional<std::string> output;
   std::string source, arch;
   bool lto = false;
+  // What ptxas will be given for this PTX, as far as it changes register counts: nvcc hands
+  // cicc -maxrregcount as "-maxreg N", and -G as -g; the user's -Xptxas options come from the
+  // nvcc command line (CUCATCH_PTXAS_OPTIONS, set by cucatch-nvcc).
+  std::string ptxasOptions = env("CUCATCH_PTXAS_OPTIONS");
   for (int i = 1; i < argc; ++i) {
     args.push_back(argv[i]);
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc) output = argv[i + 1];
     if (std::strcmp(argv[i], "--orig_src_path_name") == 0 && i + 1 < argc) source = argv[i + 1];
     if (std::strcmp(argv[i], "-arch") == 0 && i + 1 < argc) arch = argv[i + 1];
     if (std::strcmp(argv[i], "-lto") == 0 || std::strcmp(argv[i], "--lto") == 0) lto = true;
+    if (std::strcmp(argv[i], "-maxreg") == 0 && i + 1 < argc) ptxasOptions += std::string(" -maxrregcount=") + argv[i + 1];
+    if (std::strcmp(argv[i], "-g") == 0 || std::strcmp(argv[i], "--debug_mode") == 0) ptxasOptions += " -g";
+    // Relocatable device code (-rdc): ptxas compiles it with --compile-only.
+    if (std::strcmp(argv[i], "--device-c") == 0) ptxasOptions += " --compile-only";
   }
   int status = run(args);
   if (status != 0) return status;
@@ -110,6 +119,9 @@ int asCicc(int argc, char** argv) {
   }
   std::string ptx = env("CUCATCH_PTX");
   std::vector<std::string> rewrite{ptx, "--mode=check", *output, "-o", *output};
+  // The original's registers are measured with the toolkit's own ptxas, which nvcc runs next.
+  rewrite.push_back("--ptxas=" + env("CUCATCH_REAL_PTXAS"));
+  if (!ptxasOptions.empty()) rewrite.push_back("--ptxas-options=" + ptxasOptions);
   // Reports name the module by its source, not by nvcc's temporary file.
   if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
   if (std::string extra = env("CUCATCH_PTX_FLAGS"); !extra.empty()) rewrite.insert(rewrite.begin() + 2, extra);
@@ -200,6 +212,34 @@ Profile evaluateProfile(const fs::path& nvcc) {
   return result;
 }
 
+// The ptxas nvcc will run: the first on the PATH its profile sets.
+std::string ptxasOf(const std::string& path) {
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((fs::path(dir) / "ptxas").c_str(), X_OK) == 0) return (fs::path(dir) / "ptxas").string();
+  fail("nvcc.profile's PATH has no ptxas (" + path + ")");
+}
+
+// The options the nvcc command line passes to ptxas (-Xptxas A,B / --ptxas-options=A,B), as one
+// string, for measuring the original kernels the way ptxas will compile them.
+std::string ptxasOptionsOf(int argc, char** argv) {
+  std::string out;
+  auto add = [&](std::string list) {
+    for (char& c : list)
+      if (c == ',') c = ' ';
+    out += " " + list;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a(argv[i]);
+    for (std::string_view name : {"-Xptxas", "--ptxas-options"}) {
+      if (a == name && i + 1 < argc) add(argv[++i]);
+      else if (a.size() > name.size() && a.substr(0, name.size()) == name && a[name.size()] == '=')
+        add(std::string(a.substr(name.size() + 1)));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,6 +271,8 @@ int main(int argc, char** argv) {
       " \"-L" + runtime.parent_path().string() + "\" -l" + runtime.stem().string().substr(3);
   for (const auto& [name, value] : profile) setenv(name.c_str(), value.c_str(), 1);
   setenv("CUCATCH_REAL_CICC", realCicc.c_str(), 1);
+  setenv("CUCATCH_REAL_PTXAS", ptxasOf(setting(profile, "PATH")).c_str(), 1);
+  setenv("CUCATCH_PTXAS_OPTIONS", ptxasOptionsOf(argc, argv).c_str(), 1);
   setenv("CUCATCH_PTX", rewriter.c_str(), 1);
 
   std::vector<std::string> args{nvcc.string(), "--dont-use-profile"};

@@ -1,6 +1,11 @@
 // cucatch-ptx: the PTX rewriter on its own, for compiler engineers and tests.
 //
-//   cucatch-ptx [--mode=check|none] [--stats] IN.ptx -o OUT.ptx   ('-' for stdin / stdout)
+//   cucatch-ptx [--mode=check|none] [--stats] [--register-limit=measure|none] IN.ptx -o OUT.ptx
+//   ('-' for stdin / stdout)
+//
+// With --register-limit=measure (the default) the original module is first compiled by ptxas for
+// its .target (or --ptxas-arch) to learn each kernel's registers, and each instrumented kernel gets
+// a .maxnreg under which every block size the original accepted still launches.
 //
 // Exit codes: 0 success; 2 the input could not be read or is not valid PTX (diagnostics on
 // stderr as file:line:col: error: ..., and no output file is written); 1 the output could
@@ -17,9 +22,14 @@
 #include <iterator>
 #include <sstream>
 
-#include "instrument/GlobalChecks.h"
+#include "instrument/Instrument.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
+#include "toolchain/Ptxas.h"
+
+#ifndef CUCATCH_DEFAULT_NVCC
+#define CUCATCH_DEFAULT_NVCC ""
+#endif
 
 namespace {
 
@@ -65,7 +75,8 @@ bool writeOutput(const std::string& path, const std::string& text) {
   return true;
 }
 
-void printStats(const std::string& name, const cucatch::instrument::Stats& s) {
+void printStats(const std::string& name, const cucatch::instrument::UnitResult& r) {
+  const cucatch::instrument::Stats& s = r.stats;
   size_t instrumented = 0, unchecked = 0;
   for (const auto& [k, n] : s.instrumented) instrumented += n;
   for (const auto& [k, n] : s.unchecked) unchecked += n;
@@ -75,6 +86,18 @@ void printStats(const std::string& name, const cucatch::instrument::Stats& s) {
              name, instrumented, unchecked, s.provenInBounds, s.metadataReads, s.phiAccesses);
   for (const auto& [k, n] : s.instrumented) fmt::print(stderr, "  instrumented {:>6}  {}\n", n, k);
   for (const auto& [k, n] : s.unchecked) fmt::print(stderr, "  unchecked    {:>6}  {}\n", n, k);
+  if (s.untaggedCallArguments)
+    fmt::print(stderr, "  untagged     {:>6}  pointer arguments of calls to functions outside the module\n",
+               s.untaggedCallArguments);
+  for (const auto& k : r.kernels) {
+    if (!k.boundedBy.empty())
+      fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);
+    else if (k.registerLimit)
+      fmt::print(stderr, "  kernel {}: {} registers originally; instrumented, at most {} (.maxnreg)\n", k.name,
+                 *k.originalRegisters, *k.registerLimit);
+    else
+      fmt::print(stderr, "  kernel {}: no register limit\n", k.name);
+  }
 }
 
 }  // namespace
@@ -97,6 +120,17 @@ int main(int argc, char** argv) {
   app.add_option("--module-name", moduleName,
                  "the module's name in the site table, which reports show (default: the input path; "
                  "cucatch-nvcc passes the .cu file and the virtual architecture)");
+  std::string registerLimit = "measure", ptxas, ptxasArch, ptxasOptions;
+  app.add_option("--register-limit", registerLimit,
+                 "measure (default): compile the original with ptxas to learn each kernel's registers, and "
+                 "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
+                 "launches; none: no cap")
+      ->check(CLI::IsMember({"measure", "none"}));
+  app.add_option("--ptxas", ptxas, "the ptxas that measures the original (default: the toolkit's)");
+  app.add_option("--ptxas-arch", ptxasArch, "the architecture to measure for (default: the module's .target)");
+  app.add_option("--ptxas-options", ptxasOptions,
+                 "options the module will be compiled with (-maxrregcount=N, -O0, ...): used when measuring, "
+                 "and the cap never exceeds -maxrregcount");
   CLI11_PARSE(app, argc, argv);
 
   std::string text;
@@ -110,14 +144,38 @@ int main(int argc, char** argv) {
   cucatch::ptx::Module& module = *result.module;
   if (!moduleName.empty()) module.sourceName = moduleName;
   if (mode == "check") {
-    cucatch::instrument::Result r;
+    cucatch::instrument::InstrumentOptions options;
     try {
-      r = cucatch::instrument::instrumentGlobalAccesses(module);
+      if (registerLimit == "measure" && !module.functions().empty()) {
+        std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;
+        auto limits = cucatch::instrument::registerFileLimits(arch);
+        if (!limits) {
+          fmt::print(stderr, "{}: error: cannot tell the register file of target '{}' (use --ptxas-arch, or "
+                             "--register-limit=none)\n", sourceName, arch);
+          return 2;
+        }
+        if (ptxas.empty()) ptxas = cucatch::toolchain::findPtxas(CUCATCH_DEFAULT_NVCC);
+        if (ptxas.empty()) {
+          fmt::print(stderr, "{}: error: no ptxas found to measure the original kernels' registers (use --ptxas, "
+                             "CUCATCH_PTXAS, or --register-limit=none)\n", sourceName);
+          return 2;
+        }
+        auto ptxasArgs = cucatch::toolchain::splitOptions(ptxasOptions);
+        cucatch::instrument::RegisterLimitOptions limit;
+        limit.limits = *limits;
+        limit.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
+        // Only kernels without launch bounds of their own need measuring.
+        bool needed = false;
+        for (const auto& k : cucatch::instrument::kernelsOf(module)) needed |= k.boundedBy.empty();
+        if (needed) limit.originalRegisters = cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text).kernels;
+        options.registerLimit = std::move(limit);
+      }
+      auto r = cucatch::instrument::instrumentModule(module, options);
+      if (stats) printStats(sourceName, r);
     } catch (const std::runtime_error& e) {
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;
     }
-    if (stats) printStats(sourceName, r.stats);
   }
   return writeOutput(output, cucatch::ptx::print(module)) ? 0 : 1;
 }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -58,9 +57,8 @@ unsigned accessFlags(AccessKind k) {
 
 class FunctionInstrumenter {
  public:
-  FunctionInstrumenter(Function& f, const std::unordered_map<std::string, SymbolInfo>& symbols,
-                       Result& result, uint32_t& nextSite, uint32_t& nextLabel)
-      : f_(f), symbols_(symbols), result_(result), nextSite_(nextSite), nextLabel_(nextLabel) {}
+  FunctionInstrumenter(Function& f, const std::unordered_map<std::string, SymbolInfo>& symbols, UnitResult& result)
+      : f_(f), symbols_(symbols), result_(result) {}
 
   void run() {
     CFG cfg(f_);
@@ -157,12 +155,12 @@ class FunctionInstrumenter {
       if (it == checkAt.end()) continue;
       const AccessSite& a = *it->second;
       auto& in = std::get<Instruction>(f_.body[i]);
-      Site site{nextSite_++, f_.name, in.loc.line, file, line, column, inlinedAt[0], inlinedAt[1], inlinedAt[2],
+      Site site{static_cast<uint32_t>(result_.sites.size()), f_.name, in.loc.line, file, line, column, inlinedAt[0], inlinedAt[1], inlinedAt[2],
                 f_.isEntry, printStatement(in), std::string(accessKindName(a.access.kind)), a.access.size,
                 std::string(spaceName(a.access.space))};
       Operand& address = in.operands[a.access.addressOperand];
       CheckSite c{result_.unit, site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
-                  fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", nextLabel_++)};
+                  fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", result_.nextLabel++)};
       before[i] += safetyCheck(regs_, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                                in.guard && in.guard->negated);
       address.text = c.untagged;
@@ -211,100 +209,20 @@ class FunctionInstrumenter {
 
   Function& f_;
   const std::unordered_map<std::string, SymbolInfo>& symbols_;
-  Result& result_;
-  uint32_t& nextSite_;
-  uint32_t& nextLabel_;
+  UnitResult& result_;
   FunctionRegs regs_;
   std::unordered_map<std::string, MetadataRegs> meta_;
   size_t untaggedCount_ = 0;
 };
 
-// Index of the first module item after .version/.target/.address_size.
-size_t headerEnd(const Module& m) {
-  size_t i = 0;
-  while (i < m.items.size() &&
-         (std::holds_alternative<VersionDirective>(m.items[i]) || std::holds_alternative<TargetDirective>(m.items[i]) ||
-          std::holds_alternative<AddressSizeDirective>(m.items[i])))
-    ++i;
-  return i;
-}
-
 }  // namespace
 
-std::string siteTableJson(const Module& module, uint32_t unit, const std::vector<Site>& sites) {
-  nlohmann::json files = nlohmann::json::object();
-  for (const auto& item : module.items)
-    if (auto* f = std::get_if<FileDirective>(&item)) {
-      std::string path = f->path.size() >= 2 ? f->path.substr(1, f->path.size() - 2) : f->path;
-      files[std::to_string(f->index)] = path;
-    }
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& s : sites) {
-    nlohmann::json site{{"id", s.id}, {"function", s.function}, {"entry", s.entry}, {"ptx_line", s.ptxLine},
-                        {"file", s.file}, {"line", s.line}, {"column", s.column}, {"instruction", s.instruction},
-                        {"kind", s.kind}, {"size", s.size}, {"space", s.space}};
-    if (s.inlinedLine)
-      site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
-    list.push_back(std::move(site));
-  }
-  return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", unit},
-                        {"files", files}, {"sites", list}}
-      .dump();
-}
-
-Result instrumentGlobalAccesses(Module& module, const Options& options) {
-  Result result;
-  for (const auto& item : module.items)
-    if (auto* v = std::get_if<VariableDecl>(&item))
-      for (const auto& d : v->declarators)
-        if (d.name == CUCATCH_STATE_SYMBOL)
-          throw std::runtime_error("module is already instrumented (it defines " CUCATCH_STATE_SYMBOL ")");
-  // The unit id names this module's site table. Identical input gives an identical table,
-  // which is what makes the (weak) tables of one unit linked twice merge cleanly.
-  {
-    uint32_t h = 2166136261u;  // FNV-1a
-    for (unsigned char ch : print(module)) h = (h ^ ch) * 16777619u;
-    result.unit = h;
-  }
+void instrumentGlobalAccesses(Module& module, UnitResult& unit) {
   auto symbols = moduleSymbols(module);
-  uint32_t nextSite = 0, nextLabel = 0;
   for (Function* f : module.functions()) {
     if (!f->hasBody) continue;
-    FunctionInstrumenter(*f, symbols, result, nextSite, nextLabel).run();
+    FunctionInstrumenter(*f, symbols, unit).run();
   }
-  // Module level: the state symbol and ABI marker always (the runtime recognises an
-  // instrumented module by them); the report function and site table when anything is checked.
-  // Both are the same for every module: parsed once per process.
-  static const std::vector<TopLevel> kDeclarations = parseSyntheticItems(moduleDeclarations());
-  static const std::vector<TopLevel> kReport = parseSyntheticItems(reportFunction());
-  std::vector<TopLevel> items = kDeclarations;
-  if (!result.sites.empty()) items.insert(items.end(), kReport.begin(), kReport.end());
-  if (options.emitSiteTable && !result.sites.empty()) {
-    std::string unit = fmt::format("{:08x}", result.unit);
-    // The empty kernel whose name tells the runtime that this unit is in a loaded module.
-    auto marker = parseSyntheticItems(fmt::format(".weak .entry {}{}()\n{{\nret;\n}}\n", CUCATCH_UNIT_PREFIX, unit));
-    items.insert(items.end(), marker.begin(), marker.end());
-    // Built as IR, not text: a large initializer would go through the (slow) grammar.
-    std::string json = siteTableJson(module, result.unit, result.sites);
-    VariableDecl table;
-    table.linkage = {".weak"};
-    table.space = ".global";
-    table.qualifiers = {DeclQualifier{".align", 1, {}}, DeclQualifier{".b8", std::nullopt, {}}};
-    Declarator d;
-    d.name = CUCATCH_SITES_PREFIX + unit;
-    d.dimensions.push_back(std::to_string(json.size() + 1));
-    Initializer init;
-    init.isList = true;
-    init.list.reserve(json.size() + 1);
-    for (unsigned char c : json) init.list.push_back(Initializer{std::to_string(c), {}, false});
-    init.list.push_back(Initializer{"0", {}, false});
-    d.initializer = std::move(init);
-    table.declarators.push_back(std::move(d));
-    items.insert(items.begin() + 2, std::move(table));
-  }
-  module.items.insert(module.items.begin() + static_cast<long>(headerEnd(module)),
-                      std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
-  return result;
 }
 
 }  // namespace cucatch::instrument

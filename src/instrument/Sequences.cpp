@@ -169,30 +169,78 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
     else
       s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
   }
-  s += fmt::format(
-      "@!{q0} bra.uni {ok};\n"
-      "{{\n"
-      ".param .b32 __cc_arg0;\n.param .b64 __cc_arg1;\n.param .b64 __cc_arg2;\n.param .b64 __cc_arg3;\n"
-      ".param .b32 __cc_arg4;\n.param .b32 __cc_arg5;\n.param .b32 __cc_arg6;\n.param .b32 __cc_arg7;\n"
-      "shr.u64 {t3}, {ptr}, {tagShift};\n"
-      "cvt.u32.u64 {u1}, {t3};\n"
-      "st.param.b32 [__cc_arg0], {site};\n"
-      "st.param.b64 [__cc_arg1], {t0};\n"
-      "st.param.b64 [__cc_arg2], {base};\n"
-      "st.param.b64 [__cc_arg3], {size};\n"
-      "st.param.b32 [__cc_arg4], {info};\n"
-      "st.param.b32 [__cc_arg5], {meta};\n"
-      "st.param.b32 [__cc_arg6], {u1};\n"
-      "st.param.b32 [__cc_arg7], {unit};\n"
-      "call.uni {report}, (__cc_arg0, __cc_arg1, __cc_arg2, __cc_arg3, __cc_arg4, __cc_arg5, __cc_arg6, __cc_arg7);\n"
-      "}}\n"
-      "{ok}:\n",
-      fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("site", c.site), fmt::arg("unit", static_cast<int32_t>(c.unit))  /* a b32 immediate must fit in 32 signed bits */, fmt::arg("t0", r.t(0)),
-      fmt::arg("t3", r.t(3)), fmt::arg("u1", r.u(1)), fmt::arg("ptr", c.pointer),
-      fmt::arg("tagShift", abi::kTagShift), fmt::arg("base", m.base), fmt::arg("size", m.size),
-      fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("meta", m.meta),
-      fmt::arg("report", CUCATCH_REPORT_FUNCTION));
+  s += fmt::format("@!{} bra.uni {};\n", r.q(0), c.okLabel);
+  // The slow path: the pointer's tag goes into the top byte of the reported metadata word.
+  s += fmt::format("shr.u64 {t3}, {ptr}, {tagShift};\ncvt.u32.u64 {u1}, {t3};\nshl.b32 {u1}, {u1}, {shift};\n"
+                   "or.b32 {u1}, {u1}, {meta};\n",
+                   fmt::arg("t3", r.t(3)), fmt::arg("u1", r.u(1)), fmt::arg("ptr", c.pointer),
+                   fmt::arg("tagShift", abi::kTagShift), fmt::arg("shift", abi::kMetaPointerTagShift),
+                   fmt::arg("meta", m.meta));
+  ViolationRecord v{c.unit, c.site, (c.size << 8) | c.accessFlags, r.t(0), m.base, m.size, r.u(1)};
+  s += reportViolation(r, v);
+  s += c.okLabel + ":\n";
   return s;
+}
+
+std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v) {
+  // Inline rather than a call: a call makes ptxas follow the calling convention around every
+  // check site, which cost 26 registers in a conjugate-gradient kernel (40 -> 92 instead of 66)
+  // and pushed kernels past the 64 registers a 1024-thread block allows.
+  // t4 the error buffer, t5 the record; q1 "a slot is free"; u2..u5 staging for vector stores.
+  return fmt::format(
+      "ld.global.u64 {t4}, [{state}+{bufOff}];\n"
+      "setp.ne.u64 {q1}, {t4}, 0;\n"
+      "@{q1} atom.global.add.u32 {u2}, [{t4}], 1;\n"
+      "@{q1} ld.global.u32 {u3}, [{t4}+4];\n"
+      "@{q1} setp.lt.u32 {q1}, {u2}, {u3};\n"
+      "@{q1} mul.wide.u32 {t5}, {u2}, {recBytes};\n"
+      "@{q1} add.s64 {t5}, {t5}, {t4};\n"
+      "mov.u32 {u2}, {site};\n"
+      "mov.u32 {u3}, {info};\n"
+      "@{q1} st.global.v2.u32 [{t5}+{o0}], {{{u2}, {u3}}};\n"
+      "@{q1} st.global.u64 [{t5}+{o8}], {address};\n"
+      "@{q1} st.global.u64 [{t5}+{o16}], {base};\n"
+      "@{q1} st.global.u64 [{t5}+{o24}], {size};\n"
+      "mov.u32 {u2}, {unit};\n"
+      "mov.u32 {u3}, %ctaid.x;\n"
+      "mov.u32 {u4}, %ctaid.y;\n"
+      "@{q1} st.global.v4.u32 [{t5}+{o32}], {{{meta}, {u2}, {u3}, {u4}}};\n"
+      "mov.u32 {u2}, %ctaid.z;\n"
+      "mov.u32 {u3}, %tid.x;\n"
+      "mov.u32 {u4}, %tid.y;\n"
+      "mov.u32 {u5}, %tid.z;\n"
+      "@{q1} st.global.v4.u32 [{t5}+{o48}], {{{u2}, {u3}, {u4}, {u5}}};\n"
+      // The record must reach the host before a trap ends the context.
+      "membar.sys;\n"
+      "ld.global.u32 {u2}, [{state}+{flagsOff}];\n"
+      "and.b32 {u2}, {u2}, {continueFlag};\n"
+      "setp.eq.u32 {q1}, {u2}, 0;\n"
+      "@{q1} trap;\n",
+      fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)), fmt::arg("q1", r.q(1)), fmt::arg("u2", r.u(2)),
+      fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)), fmt::arg("u5", r.u(5)), fmt::arg("state", CUCATCH_STATE_SYMBOL),
+      fmt::arg("bufOff", abi::kStateErrorBufferOffset), fmt::arg("flagsOff", abi::kStateFlagsOffset),
+      fmt::arg("continueFlag", abi::kFlagContinue), fmt::arg("recBytes", abi::kErrorRecordBytes),
+      fmt::arg("site", v.site), fmt::arg("info", v.info),
+      // A b32 immediate must fit in 32 signed bits.
+      fmt::arg("unit", static_cast<int32_t>(v.unit)), fmt::arg("address", v.address), fmt::arg("base", v.base),
+      fmt::arg("size", v.size), fmt::arg("meta", v.meta), fmt::arg("o0", abi::kErrorHeaderBytes + abi::kRecordSiteOffset),
+      fmt::arg("o8", abi::kErrorHeaderBytes + abi::kRecordAddressOffset), fmt::arg("o16", abi::kErrorHeaderBytes + abi::kRecordBaseOffset),
+      fmt::arg("o24", abi::kErrorHeaderBytes + abi::kRecordSizeOffset), fmt::arg("o32", abi::kErrorHeaderBytes + abi::kRecordMetaOffset),
+      fmt::arg("o48", abi::kErrorHeaderBytes + abi::kRecordBlockZOffset));
+}
+
+std::string untagIfTagged(const std::string& dst, const std::string& src, const std::string& tmp,
+                          const std::string& pred) {
+  // Bits 47..55 are zero in every pointer the runtime tags (47-bit addresses below the tag).
+  return fmt::format(
+      "shr.u64 {t}, {s}, 47;\nand.b64 {t}, {t}, 511;\nsetp.eq.u64 {p}, {t}, 0;\nand.b64 {d}, {s}, {mask};\n"
+      "selp.b64 {d}, {d}, {s}, {p};\n",
+      fmt::arg("t", tmp), fmt::arg("s", src), fmt::arg("p", pred), fmt::arg("d", dst),
+      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)));
+}
+
+std::string unitKernelName(uint32_t unit) {
+  return fmt::format("{}{:08x}{}{}", CUCATCH_UNIT_PREFIX, unit, CUCATCH_UNIT_VERSION_INFIX, abi::kAbiVersion);
 }
 
 std::string moduleDeclarations() {
@@ -201,54 +249,6 @@ std::string moduleDeclarations() {
       ".weak .global .align 4 .u32 {marker} = {version};\n",
       fmt::arg("state", CUCATCH_STATE_SYMBOL), fmt::arg("bytes", abi::kStateBytes),
       fmt::arg("marker", CUCATCH_MARKER_SYMBOL), fmt::arg("version", abi::kAbiVersion));
-}
-
-std::string reportFunction() {
-  // Writes an ErrorRecord into the host-mapped error buffer and, unless the continue flag is
-  // set, traps; the fence makes the record visible to the host before the context dies.
-  return fmt::format(
-      ".weak .func {report}(.param .b32 site, .param .b64 address, .param .b64 base, .param .b64 size,"
-      " .param .b32 info, .param .b32 meta, .param .b32 tag, .param .b32 unit)\n"
-      "{{\n"
-      ".reg .pred %p<3>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n"
-      "ld.global.u64 %rd1, [{state}+{bufOff}];\n"
-      "setp.eq.u64 %p1, %rd1, 0;\n"
-      "@%p1 bra.uni $__cc_decide;\n"
-      "atom.global.add.u32 %r1, [%rd1], 1;\n"
-      "ld.global.u32 %r2, [%rd1+4];\n"
-      "setp.ge.u32 %p2, %r1, %r2;\n"
-      "@%p2 bra.uni $__cc_decide;\n"
-      "mul.wide.u32 %rd2, %r1, {recBytes};\n"
-      "add.s64 %rd2, %rd2, %rd1;\n"
-      "add.s64 %rd2, %rd2, {headerBytes};\n"
-      "ld.param.u32 %r3, [site];\nst.global.u32 [%rd2], %r3;\n"
-      "ld.param.u32 %r3, [info];\nst.global.u32 [%rd2+4], %r3;\n"
-      "ld.param.u64 %rd3, [address];\nst.global.u64 [%rd2+8], %rd3;\n"
-      "ld.param.u64 %rd3, [base];\nst.global.u64 [%rd2+16], %rd3;\n"
-      "ld.param.u64 %rd3, [size];\nst.global.u64 [%rd2+24], %rd3;\n"
-      "ld.param.u32 %r3, [meta];\nld.param.u32 %r6, [tag];\nshl.b32 %r6, %r6, {tagShift};\n"
-      "or.b32 %r3, %r3, %r6;\nst.global.u32 [%rd2+32], %r3;\n"
-      "ld.param.u32 %r3, [unit];\nst.global.u32 [%rd2+36], %r3;\n"
-      "mov.u32 %r4, %ctaid.x;\nst.global.u32 [%rd2+40], %r4;\n"
-      "mov.u32 %r4, %ctaid.y;\nst.global.u32 [%rd2+44], %r4;\n"
-      "mov.u32 %r4, %ctaid.z;\nst.global.u32 [%rd2+48], %r4;\n"
-      "mov.u32 %r4, %tid.x;\nst.global.u32 [%rd2+52], %r4;\n"
-      "mov.u32 %r4, %tid.y;\nst.global.u32 [%rd2+56], %r4;\n"
-      "mov.u32 %r4, %tid.z;\nst.global.u32 [%rd2+60], %r4;\n"
-      "membar.sys;\n"
-      "$__cc_decide:\n"
-      "ld.global.u32 %r5, [{state}+{flagsOff}];\n"
-      "and.b32 %r5, %r5, {continueFlag};\n"
-      "setp.ne.u32 %p1, %r5, 0;\n"
-      "@%p1 bra.uni $__cc_done;\n"
-      "trap;\n"
-      "$__cc_done:\n"
-      "ret;\n"
-      "}}\n",
-      fmt::arg("report", CUCATCH_REPORT_FUNCTION), fmt::arg("state", CUCATCH_STATE_SYMBOL),
-      fmt::arg("bufOff", abi::kStateErrorBufferOffset), fmt::arg("flagsOff", abi::kStateFlagsOffset), fmt::arg("tagShift", abi::kMetaPointerTagShift),
-      fmt::arg("recBytes", abi::kErrorRecordBytes), fmt::arg("headerBytes", abi::kErrorHeaderBytes),
-      fmt::arg("continueFlag", abi::kFlagContinue));
 }
 
 }  // namespace cucatch::instrument

@@ -47,7 +47,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
 
 // SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
-// calls the report function with `site`. `guard` is the access's own guard.
+// reports `site` (reportViolation). `guard` is the access's own guard.
 struct CheckSite {
   uint32_t unit = 0;  // the compilation unit's id (its site table)
   uint32_t site = 0;
@@ -61,8 +61,25 @@ struct CheckSite {
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated);
 
-// Module level: the state symbol and ABI marker, and the report function.
+// The slow path of every check: appends an abi::ErrorRecord to the runtime's error buffer and
+// traps unless the runtime asked to continue. Registers named here hold the values; the
+// sequence uses the function's scratch registers t4, t5, u2..u5 and q1 (not those of `v`).
+struct ViolationRecord {
+  uint32_t unit = 0, site = 0;
+  unsigned info = 0;   // access size << 8 | abi::AccessFlags
+  std::string address;  // .b64: the address accessed (untagged)
+  std::string base, size;  // .b64: the bounds it was checked against
+  std::string meta;     // .b32: the metadata word, the pointer's tag in its top byte
+};
+std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v);
+
+// `dst` = `src` untagged when `src` has the shape of a tagged pointer (top byte over a 47-bit
+// address), else `src` unchanged; `tmp` (.b64) and `pred` are scratch.
+std::string untagIfTagged(const std::string& dst, const std::string& src, const std::string& tmp,
+                          const std::string& pred);
+
+// Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();
-std::string reportFunction();
+std::string unitKernelName(uint32_t unit);
 
 }  // namespace cucatch::instrument

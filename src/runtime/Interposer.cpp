@@ -151,19 +151,34 @@ HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned g
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
   rt().launching(f, params, extra, scratch, "cuLaunchKernel");
-  return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra));
+  CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+  if (r != CUDA_SUCCESS) {
+    const unsigned block[3] = {bx, by, bz};
+    rt().launchRefused(f, block, r, "the launch");
+  }
+  return rt().after(r);
 }};
 HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   LaunchArguments scratch;
   rt().launching(f, params, extra, scratch, "cuLaunchKernelEx");
-  return rt().after(real(config, f, params, extra));
+  CUresult r = real(config, f, params, extra);
+  if (r != CUDA_SUCCESS && config) {
+    const unsigned block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
+    rt().launchRefused(f, block, r, "the launch");
+  }
+  return rt().after(r);
 }};
 HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                 unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
   LaunchArguments scratch;
   void** extra = nullptr;
   rt().launching(f, params, extra, scratch, "cuLaunchCooperativeKernel");
-  return rt().after(real(f, gx, gy, gz, bx, by, bz, shared, stream, params));
+  CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params);
+  if (r != CUDA_SUCCESS) {
+    const unsigned block[3] = {bx, by, bz};
+    rt().launchRefused(f, block, r, "the cooperative launch");
+  }
+  return rt().after(r);
 }};
 
 // Graph kernel nodes copy their arguments when they are made: untag them there, then call

@@ -23,6 +23,14 @@ SiteTable SiteTable::parse(std::string_view text) {
   std::map<std::string, std::string> files;
   if (j.contains("files") && j["files"].is_object())
     for (auto& [k, v] : j["files"].items()) files[k] = v.get<std::string>();
+  if (j.contains("kernels") && j["kernels"].is_object())
+    for (auto& [name, k] : j["kernels"].items()) {
+      KernelRecord r;
+      if (k.contains("registers")) r.registers = k["registers"].get<unsigned>();
+      if (k.contains("register_limit")) r.registerLimit = k["register_limit"].get<unsigned>();
+      r.boundedBy = k.value("bounded_by", std::string());
+      t.kernels[name] = r;
+    }
   for (const auto& s : j.at("sites")) {
     Site site;
     site.function = s.value("function", std::string());

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,11 +30,19 @@ struct Site {
   bool entry = false;       // `function` is a kernel
 };
 
+// A kernel of an instrumented unit: what ptxas counted in the original, and the cap the
+// instrumented kernel was given (instrument/RegisterLimit.h).
+struct KernelRecord {
+  std::optional<unsigned> registers, registerLimit;
+  std::string boundedBy;  // its own .maxntid / .reqntid / .maxnreg
+};
+
 // An instrumented module's site table, parsed from its JSON. Throws std::runtime_error on
 // malformed JSON or a different ABI.
 struct SiteTable {
   std::string module;  // the PTX file the rewriter read
   std::vector<Site> sites;
+  std::map<std::string, KernelRecord> kernels;  // the unit's kernels, by (mangled) name
   static SiteTable parse(std::string_view json);
 };
 

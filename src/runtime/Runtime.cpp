@@ -296,11 +296,13 @@ void Runtime::noteKernelHandle(void* kernel) {
   kernelHandles_.insert(kernel);
 }
 
-Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
+Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& instrumented) {
   resolved = static_cast<CUfunction>(handle);
+  instrumented = false;
   auto cached = functionModule_.find(handle);
   if (cached != functionModule_.end()) {
     resolved = cached->second.function;
+    instrumented = cached->second.instrumented;
     return cached->second.module;
   }
   CUfunction f = static_cast<CUfunction>(handle);
@@ -320,7 +322,7 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
       log(fmt::format("launch of {} whose module cannot be found (cuFuncGetModule: {}, as a CUkernel: {}); "
                       "treated as not instrumented",
                       handle, int(byFunction), int(byKernel)));
-      functionModule_[handle] = {nullptr, f};
+      functionModule_[handle] = {nullptr, f, false};
       return nullptr;
     }
   }
@@ -329,65 +331,89 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved) {
     slot = std::make_unique<Module>();
     registerModule(mod, *slot);
   }
-  functionModule_[handle] = {slot.get(), f};
+  instrumented = slot->instrumented && slot->kernels.count(kernelName(f));
+  functionModule_[handle] = {slot.get(), f, instrumented};
   resolved = f;
   return slot.get();
 }
 
+const KernelRecord* Runtime::kernelRecord(const Module& m, const std::string& name) const {
+  for (uint32_t unit : m.units)
+    if (auto t = units_.find(unit); t != units_.end())
+      if (auto k = t->second.kernels.find(name); k != t->second.kernels.end()) return &k->second;
+  return nullptr;
+}
+
 void Runtime::registerModule(CUmodule mod, Module& m) {
-  CUdeviceptr state = 0, marker = 0, sites = 0;
-  size_t stateBytes = 0, markerBytes = 0, sitesBytes = 0;
+  CUdeviceptr state = 0, sites = 0;
+  size_t stateBytes = 0, sitesBytes = 0;
   if (d_.cuModuleGetGlobal(&state, &stateBytes, mod, CUCATCH_STATE_SYMBOL) != CUDA_SUCCESS) {
     log(fmt::format("module {} is not instrumented", static_cast<void*>(mod)));
     return;
   }
-  m.instrumented = true;
-  CUstreamCaptureMode saved;
-  relaxCapture(saved);
-  uint32_t version = 0;
-  if (d_.cuModuleGetGlobal(&marker, &markerBytes, mod, CUCATCH_MARKER_SYMBOL) == CUDA_SUCCESS && markerBytes == 4) {
-    d_.cuMemcpyDtoHAsync(&version, marker, 4, stream_);
-    d_.cuStreamSynchronize(stream_);
-  }
-  if (version != abi::kAbiVersion || stateBytes != abi::kStateBytes) {
-    writeErr(fmt::format("cucatch: warning: a module was instrumented for cucatch ABI version {}, this runtime "
-                         "implements version {}: its kernels run unchecked (rebuild it)\n",
-                         version, abi::kAbiVersion));
-    restoreCapture(saved);
-    return;
-  }
-  // The compilation units linked into this module, by their marker kernels; their site tables
-  // are read now, while the context is sure to be alive.
+  // The compilation units linked into this module, by their marker kernels
+  // (__cucatch_unit_<id>_v<ABI version>); their site tables are read now, while the context is
+  // sure to be alive.
   unsigned count = 0;
   std::vector<CUfunction> functions;
   if (d_.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS) {
     functions.resize(count);
     if (d_.cuModuleEnumerateFunctions(functions.data(), count, mod) != CUDA_SUCCESS) functions.clear();
   }
-  size_t unitsFound = 0;
+  std::vector<std::string> units;
+  std::string otherVersion;
   for (CUfunction f : functions) {
     const char* name = nullptr;
     if (d_.cuFuncGetName(&name, f) != CUDA_SUCCESS || !name) continue;
     std::string_view n(name);
     if (n.rfind(CUCATCH_UNIT_PREFIX, 0) != 0) continue;
-    std::string hex(n.substr(std::strlen(CUCATCH_UNIT_PREFIX)));
-    uint32_t unit = static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16));
-    ++unitsFound;
-    m.units.insert(unit);
-    if (units_.count(unit)) continue;
-    std::string symbol = CUCATCH_SITES_PREFIX + hex;
-    if (d_.cuModuleGetGlobal(&sites, &sitesBytes, mod, symbol.c_str()) != CUDA_SUCCESS || sitesBytes == 0) continue;
-    std::string json(sitesBytes, '\0');
-    d_.cuMemcpyDtoHAsync(json.data(), sites, sitesBytes, stream_);
-    d_.cuStreamSynchronize(stream_);
-    json.resize(strnlen(json.data(), json.size()));
-    try {
-      units_[unit] = SiteTable::parse(json);
-    } catch (const std::exception& e) {
-      writeErr(fmt::format("cucatch: warning: the site table {} is unreadable ({}): its reports will lack "
-                           "source positions\n",
-                           symbol, e.what()));
+    n.remove_prefix(std::strlen(CUCATCH_UNIT_PREFIX));
+    std::string_view version = n.size() > 8 ? n.substr(8) : std::string_view();
+    std::string expected = fmt::format("{}{}", CUCATCH_UNIT_VERSION_INFIX, abi::kAbiVersion);
+    if (version != expected) {
+      otherVersion = version.rfind(CUCATCH_UNIT_VERSION_INFIX, 0) == 0 ? std::string(version.substr(2)) : "2 or older";
+      continue;
     }
+    units.emplace_back(n.substr(0, 8));
+  }
+  // A module with a unit of another ABI version is refused as a whole: the state symbol's
+  // layout and the code reading it may not be ours. It runs as an uninstrumented module
+  // (unchecked, arguments untagged).
+  if (!otherVersion.empty() || stateBytes != abi::kStateBytes) {
+    writeErr(fmt::format("cucatch: warning: a module was instrumented by a cucatch of ABI version {}, this runtime "
+                         "implements version {}: its kernels run unchecked (rebuild it with this cucatch)\n",
+                         otherVersion.empty() ? "?" : otherVersion, abi::kAbiVersion));
+    return;
+  }
+  if (units.empty()) {
+    log(fmt::format("module {} has the state symbol but no instrumented unit: not instrumented", static_cast<void*>(mod)));
+    return;
+  }
+  m.instrumented = true;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  for (const std::string& hex : units) {
+    uint32_t unit = static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16));
+    m.units.insert(unit);
+    if (!units_.count(unit)) {
+      std::string symbol = CUCATCH_SITES_PREFIX + hex;
+      CUresult r = d_.cuModuleGetGlobal(&sites, &sitesBytes, mod, symbol.c_str());
+      std::string json(sitesBytes, '\0');
+      if (r == CUDA_SUCCESS && sitesBytes) r = d_.cuMemcpyDtoHAsync(json.data(), sites, sitesBytes, stream_);
+      if (r == CUDA_SUCCESS) r = d_.cuStreamSynchronize(stream_);
+      json.resize(strnlen(json.data(), json.size()));
+      try {
+        if (r != CUDA_SUCCESS) throw std::runtime_error(fmt::format("reading it failed with error {}", int(r)));
+        units_[unit] = SiteTable::parse(json);
+      } catch (const std::exception& e) {
+        // Without the table the unit's kernels are not known: they get untagged arguments.
+        writeErr(fmt::format("cucatch: warning: the site table {} is unreadable ({}): its reports will lack "
+                             "source positions\n",
+                             symbol, e.what()));
+        continue;
+      }
+    }
+    for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
   abi::ModuleState s{};
   s.bst = bst_;
@@ -398,7 +424,8 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, stream_), "publishing the runtime state to a module");
   ours(d_.cuStreamSynchronize(stream_), "publishing the runtime state to a module");
   restoreCapture(saved);
-  log(fmt::format("registered instrumented module {} with {} compilation units", static_cast<void*>(mod), unitsFound));
+  log(fmt::format("registered instrumented module {} with {} compilation units and {} instrumented kernels",
+                  static_cast<void*>(mod), m.units.size(), m.kernels.size()));
 }
 
 bool Runtime::untagWord(unsigned char* p) {
@@ -488,23 +515,54 @@ void Runtime::launching(void* function, void**& params, void**& extra, LaunchArg
   if (!ensureDevice()) return;
   publish(nullptr, false);
   CUfunction f = nullptr;
-  Module* m = moduleOf(function, f);
+  bool instrumented = false;
+  Module* m = moduleOf(function, f, instrumented);
   // Kernels not known to be instrumented get untagged arguments. (For an instrumented kernel
   // whose module could not be found that only costs the temporal tags of this launch.)
   void** paramsIn = params;
   void** extraIn = extra;
-  if ((!m || !m->instrumented) && options_.tags) untagArguments(function, f, params, extra, scratch);
+  if (!instrumented && options_.tags) untagArguments(function, f, params, extra, scratch);
   if (options_.debug) {
-    log(fmt::format("{}: {} ({}{}) in {} module{}", api, kernelName(f), function, kernelHandles_.count(function) ? ", a CUkernel" : "",
+    log(fmt::format("{}: {} ({}{}) in {} module{}{}", api, kernelName(f), function,
+                    kernelHandles_.count(function) ? ", a CUkernel" : "",
                     !m ? "an unknown" : m->instrumented ? "an instrumented" : "an uninstrumented",
+                    m && m->instrumented && !instrumented ? " (the kernel itself is not instrumented)" : "",
                     params != paramsIn || extra != extraIn ? ", arguments untagged" : ""));
   }
-  if (m && m->instrumented) {
+  if (instrumented) {
     const std::string& name = kernelName(f);
     bool seen = false;
     for (const auto& [k, mod] : launched_) seen |= k == name && mod == m;
     if (!seen && launched_.size() < 64) launched_.emplace_back(name, m);
   }
+}
+
+void Runtime::launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api) {
+  if (result != CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES && result != CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE &&
+      result != CUDA_ERROR_INVALID_VALUE)
+    return;
+  std::lock_guard lock(mutex_);
+  CUfunction f = nullptr;
+  bool instrumented = false;
+  Module* m = deviceReady_ ? moduleOf(function, f, instrumented) : nullptr;
+  if (!m || !instrumented) return;
+  const std::string& name = kernelName(f);
+  int registers = 0, maxThreads = 0;
+  d_.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+  d_.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+  unsigned block = threads[0] * threads[1] * threads[2];
+  const char* error = "?";
+  d_.cuGetErrorName(result, &error);
+  const KernelRecord* k = kernelRecord(*m, name);
+  std::string original = k && k->registers ? fmt::format("; without cucatch it used {} registers", *k->registers)
+                                           : std::string();
+  // Only a refusal that instrumentation can have caused is cucatch's to explain.
+  if (result == CUDA_ERROR_INVALID_VALUE && block <= static_cast<unsigned>(maxThreads)) return;
+  writeErr(fmt::format("cucatch: error: {} of kernel {} with {}x{}x{} threads per block failed ({}): instrumented, it "
+                       "uses {} registers per thread and accepts at most {} threads per block{}. This launch may "
+                       "have worked without cucatch: please report it (docs/runtime.md)\n",
+                       api, demangle(name), threads[0], threads[1], threads[2], error, registers, maxThreads,
+                       original));
 }
 
 // ------------------------------------------------------------------------------ reports

@@ -31,7 +31,8 @@ struct Driver {
   X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
   X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
   X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
-  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo)
+  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo)    \
+  X(cuFuncGetAttribute)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE
@@ -74,6 +75,10 @@ class Runtime {
   // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the
   // caller launches with the returned params/extra.
   void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api);
+  // A launch of `function` with `threads` per block that the driver refused: if the kernel is
+  // one cucatch instrumented and the refusal is about resources, says so (registers with and
+  // without instrumentation), since the original may have launched.
+  void launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api);
   void noteKernelHandle(void* kernel);
 
   // ---- results -----------------------------------------------------------------------------
@@ -94,13 +99,17 @@ class Runtime {
  private:
   Runtime();
   struct Module {
-    bool instrumented = false;
+    bool instrumented = false;           // has instrumented units of this ABI version
     std::unordered_set<uint32_t> units;  // compilation units linked into it
+    // The kernels those units instrumented; only these get tagged arguments (a module can
+    // also hold kernels of uninstrumented code linked in, such as a static library's).
+    std::unordered_set<std::string> kernels;
   };
   bool ensureDevice();  // device tables and error buffer in the current context
   void publish(CUstream stream, bool streamOrdered);
   CUdeviceptr secondLevelTable(uint64_t slot);
-  Module* moduleOf(void* function, CUfunction& resolved);
+  Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
+  const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
   const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
@@ -131,6 +140,7 @@ class Runtime {
   struct Resolved {
     Module* module;
     CUfunction function;
+    bool instrumented;  // the kernel is one of module->kernels
   };
   std::unordered_map<void*, Resolved> functionModule_;  // launch handle (CUfunction or CUkernel)
   std::unordered_map<CUmodule, std::unique_ptr<Module>> modules_;

@@ -11,6 +11,7 @@
 #ifndef CUCATCH_ABI_H
 #define CUCATCH_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -20,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 2;
+CUCATCH_CONST uint32_t kAbiVersion = 3;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -100,12 +101,26 @@ typedef struct ErrorRecord {
 } ErrorRecord;
 CUCATCH_CONST unsigned kErrorHeaderBytes = 64;
 CUCATCH_CONST unsigned kErrorRecordBytes = 64;
+/* Where instrumented code stores the fields (records are 64-byte aligned: vector stores). */
+CUCATCH_CONST unsigned kRecordSiteOffset = 0;     /* site, info: one v2.u32 store */
+CUCATCH_CONST unsigned kRecordAddressOffset = 8;
+CUCATCH_CONST unsigned kRecordBaseOffset = 16;
+CUCATCH_CONST unsigned kRecordSizeOffset = 24;
+CUCATCH_CONST unsigned kRecordMetaOffset = 32;    /* meta, unit, block[0], block[1]: one v4.u32 */
+CUCATCH_CONST unsigned kRecordBlockZOffset = 48;  /* block[2], thread[0..2]: one v4.u32 */
 
 #ifdef __cplusplus
 static_assert(sizeof(BstEntry) == kBstEntryBytes);
 static_assert(sizeof(ModuleState) == kStateBytes);
 static_assert(sizeof(ErrorBufferHeader) == kErrorHeaderBytes);
 static_assert(sizeof(ErrorRecord) == kErrorRecordBytes);
+static_assert(offsetof(ErrorRecord, site) == kRecordSiteOffset && offsetof(ErrorRecord, info) == kRecordSiteOffset + 4);
+static_assert(offsetof(ErrorRecord, address) == kRecordAddressOffset);
+static_assert(offsetof(ErrorRecord, base) == kRecordBaseOffset && offsetof(ErrorRecord, size) == kRecordSizeOffset);
+static_assert(offsetof(ErrorRecord, meta) == kRecordMetaOffset && offsetof(ErrorRecord, unit) == kRecordMetaOffset + 4);
+static_assert(offsetof(ErrorRecord, block) == kRecordMetaOffset + 8);
+static_assert(offsetof(ErrorRecord, block) + 8 == kRecordBlockZOffset);
+static_assert(offsetof(ErrorRecord, thread) == kRecordBlockZOffset + 4);
 }  /* namespace cucatch::abi */
 #endif
 #undef CUCATCH_CONST
@@ -114,10 +129,11 @@ static_assert(sizeof(ErrorRecord) == kErrorRecordBytes);
 #define CUCATCH_STATE_SYMBOL "__cucatch_state"
 #define CUCATCH_MARKER_SYMBOL "__cucatch_abi_version"
 /* Every instrumented PTX module (a compilation unit; several are linked into one module with
- * -rdc) has a 32-bit unit id, a site table __cucatch_sites_<id as 8 hex digits> and an empty
- * kernel __cucatch_unit_<id>, by whose name the runtime finds the units of a loaded module. */
+ * -rdc) has a 32-bit unit id, a site table __cucatch_sites_<id as 8 hex digits> (JSON: its sites
+ * and its kernels) and an empty kernel __cucatch_unit_<id as 8 hex digits>_v<kAbiVersion>, by
+ * whose name the runtime finds the units of a loaded module and their ABI version. */
 #define CUCATCH_SITES_PREFIX "__cucatch_sites_"
 #define CUCATCH_UNIT_PREFIX "__cucatch_unit_"
-#define CUCATCH_REPORT_FUNCTION "__cucatch_report"
+#define CUCATCH_UNIT_VERSION_INFIX "_v"
 
 #endif /* CUCATCH_ABI_H */

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "instrument/GlobalChecks.h"
+#include "instrument/Instrument.h"
 #include "ptx/Parser.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
@@ -60,15 +60,22 @@ bool everyLineIsCucatch(const std::string& text) {
 TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[runtime]") {
   auto parsed = cucatch::ptx::parseModule(kModule, "k.ptx");
   REQUIRE(parsed.ok());
-  auto result = cucatch::instrument::instrumentGlobalAccesses(*parsed.module);
+  cucatch::instrument::InstrumentOptions options;
+  options.registerLimit = cucatch::instrument::RegisterLimitOptions{};
+  options.registerLimit->originalRegisters = {{"k", 12}};
+  auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
   REQUIRE(result.sites.size() == 1);
-  SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result.unit, result.sites));
+  SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
   REQUIRE(t.sites.size() == 1);
   CHECK(t.sites[0].function == "k");
   CHECK(t.sites[0].file == "/src/k.cu");
   CHECK(t.sites[0].line == 7);
   CHECK(t.sites[0].column == 3);
   CHECK(t.sites[0].instruction == "st.global.u32 [%rd1], %r1;");
+  // The unit's kernels, with the original's registers and the instrumented kernel's cap.
+  REQUIRE(t.kernels.count("k"));
+  CHECK(t.kernels["k"].registers == 12u);
+  CHECK(t.kernels["k"].registerLimit == 64u);
   CHECK_THROWS(SiteTable::parse("{not json"));
   CHECK_THROWS(SiteTable::parse(R"({"abi": 1, "sites": []})"));
 }

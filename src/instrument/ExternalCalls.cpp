@@ -1,0 +1,103 @@
+#include "instrument/ExternalCalls.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "analysis/CFG.h"
+#include "analysis/PointerAnalysis.h"
+#include "instrument/Sequences.h"
+#include "ptx/Parser.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+using namespace cucatch::analysis;
+
+namespace {
+
+// The callee of a direct call and its argument list: call[.uni] [(ret),] callee, (args)[, proto].
+struct CallShape {
+  const Operand* callee = nullptr;
+  const Operand* arguments = nullptr;
+};
+CallShape callShape(const Instruction& in) {
+  CallShape c;
+  size_t i = 0;
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) ++i;  // return values
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::Name) c.callee = &in.operands[i++];
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) c.arguments = &in.operands[i];
+  return c;
+}
+
+}  // namespace
+
+void untagExternalCallArguments(Module& module, UnitResult& unit) {
+  std::unordered_set<std::string> defined, declared;
+  for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
+  auto symbols = moduleSymbols(module);
+  for (Function* f : module.functions()) {
+    if (!f->hasBody) continue;
+    // The .param stores that feed calls to functions declared without a body here.
+    std::vector<std::pair<size_t, size_t>> targets;  // (statement, operand index) to untag
+    std::vector<size_t> scopeStart{0};
+    for (size_t i = 0; i < f->body.size(); ++i) {
+      if (auto* b = std::get_if<ScopeBrace>(&f->body[i])) {
+        if (b->open) scopeStart.push_back(i);
+        else if (scopeStart.size() > 1) scopeStart.pop_back();
+        continue;
+      }
+      auto* in = std::get_if<Instruction>(&f->body[i]);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee || !c.arguments || defined.count(c.callee->text) || !declared.count(c.callee->text)) continue;
+      std::unordered_set<std::string> params;
+      for (const auto& a : c.arguments->elements) params.insert(a.text);
+      for (size_t j = scopeStart.back(); j < i; ++j) {
+        auto* st = std::get_if<Instruction>(&f->body[j]);
+        if (!st || st->opcode != "st" || !st->hasModifier(".param") || st->operands.size() < 2) continue;
+        if (!params.count(st->operands[0].text)) continue;
+        targets.emplace_back(j, 1);
+      }
+    }
+    if (targets.empty()) continue;
+    CFG cfg(*f);
+    PointerAnalysis pa(*f, cfg, symbols);
+    // Registers some definition of which may make a pointer.
+    std::unordered_set<std::string> pointers;
+    for (const auto& d : pa.defs())
+      if (d.kind != DefKind::Integer) pointers.insert(d.reg);
+    size_t made = 0;
+    std::map<size_t, std::string> before;
+    auto untag = [&](size_t statement, Operand& value) {
+      if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
+      std::string reg = fmt::format("%__cc_x{}", made++);
+      before[statement] += untagIfTagged(reg, value.text, "%__cc_xt", "%__cc_xp");
+      value.text = reg;
+      ++unit.stats.untaggedCallArguments;
+    };
+    for (auto [statement, operand] : targets) {
+      Operand& v = std::get<Instruction>(f->body[statement]).operands[operand];
+      if (v.kind == OperandKind::Vector)
+        for (auto& e : v.elements) untag(statement, e);
+      else
+        untag(statement, v);
+    }
+    if (!made) continue;
+    std::vector<Statement> body;
+    body.reserve(f->body.size() + before.size() * 6 + 3);
+    size_t i = 0;
+    while (i < f->body.size() && std::holds_alternative<VariableDecl>(f->body[i])) body.push_back(std::move(f->body[i++]));
+    for (auto& s : parseSyntheticStatements(
+             fmt::format(".reg .b64 %__cc_x<{}>;\n.reg .b64 %__cc_xt;\n.reg .pred %__cc_xp;\n", made)))
+      body.push_back(std::move(s));
+    for (; i < f->body.size(); ++i) {
+      if (auto it = before.find(i); it != before.end())
+        for (auto& s : parseSyntheticStatements(it->second)) body.push_back(std::move(s));
+      body.push_back(std::move(f->body[i]));
+    }
+    f->body = std::move(body);
+  }
+}
+
+}  // namespace cucatch::instrument

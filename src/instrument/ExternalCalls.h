@@ -1,0 +1,20 @@
+// Pointers handed to device code cucatch did not instrument must be raw addresses: that code
+// dereferences them as they are, and the GPU faults on a tagged pointer. The device runtime's
+// functions (dynamic parallelism: __cudaCDP2Malloc writes through its first argument) and any
+// function declared but not defined in the module are such code. So every 64-bit argument of a
+// direct call to a function without a body in this module that may hold a pointer is untagged
+// on its way into the call's parameter, if it carries the shape of a cucatch tag (a non-zero top
+// byte over a 47-bit address); other values pass unchanged.
+//
+// Under -rdc the callee may be instrumented code of another unit: it then finds the metadata of
+// the untagged pointer through the shadow map and only the temporal tag is lost.
+#pragma once
+
+#include "instrument/Unit.h"
+#include "ptx/IR.h"
+
+namespace cucatch::instrument {
+
+void untagExternalCallArguments(ptx::Module& module, UnitResult& unit);
+
+}  // namespace cucatch::instrument

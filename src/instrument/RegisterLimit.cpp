@@ -1,0 +1,88 @@
+#include "instrument/RegisterLimit.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+
+std::optional<RegisterFileLimits> registerFileLimits(std::string_view arch) {
+  for (std::string_view prefix : {"sm_", "compute_"})
+    if (arch.substr(0, prefix.size()) == prefix) {
+      arch.remove_prefix(prefix.size());
+      unsigned number = 0;
+      auto [end, ec] = std::from_chars(arch.data(), arch.data() + arch.size(), number);
+      if (ec != std::errc() || end == arch.data()) return std::nullopt;
+      // Any suffix (sm_90a, sm_100f) keeps the family's limits.
+      RegisterFileLimits limits;
+      // 5.3 and 6.2 (Tegra X1 and X2) have half the register file per block; every other
+      // architecture since 5.0 has 64K registers per block, allocated per warp in units of 256.
+      if (number == 53 || number == 62) limits.registersPerBlock = 32768;
+      return limits;
+    }
+  return std::nullopt;
+}
+
+unsigned maxThreadsPerBlock(unsigned registers, const RegisterFileLimits& l) {
+  registers = std::max(registers, 1u);
+  unsigned perWarp = (registers * l.warpSize + l.allocationUnit - 1) / l.allocationUnit * l.allocationUnit;
+  unsigned warps = l.registersPerBlock / perWarp;
+  return std::min(l.maxThreadsPerBlock, warps * l.warpSize);
+}
+
+unsigned registerCapFor(unsigned threads, const RegisterFileLimits& l) {
+  unsigned cap = 1;
+  for (unsigned r = 1; r <= l.maxRegistersPerThread; ++r)
+    if (maxThreadsPerBlock(r, l) >= threads) cap = r;
+  return cap;
+}
+
+namespace {
+
+const char* ownBound(const Function& f) {
+  for (const auto& a : f.attributes)
+    for (const char* d : {".maxntid", ".reqntid", ".maxnreg"})
+      if (a.directive == d) return d;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<KernelLimit> kernelsOf(const Module& module) {
+  std::vector<KernelLimit> out;
+  for (const Function* f : module.functions()) {
+    if (!f->isEntry || !f->hasBody) continue;
+    KernelLimit k;
+    k.name = f->name;
+    if (const char* b = ownBound(*f)) k.boundedBy = b;
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
+  std::vector<KernelLimit> out = kernelsOf(module);
+  for (Function* f : module.functions()) {
+    if (!f->isEntry || !f->hasBody) continue;
+    auto k = std::find_if(out.begin(), out.end(), [&](const KernelLimit& x) { return x.name == f->name; });
+    auto measured = options.originalRegisters.find(f->name);
+    if (measured == options.originalRegisters.end()) continue;
+    k->originalRegisters = measured->second;
+    if (!k->boundedBy.empty()) continue;
+    unsigned threads = maxThreadsPerBlock(measured->second, options.limits);
+    unsigned cap = registerCapFor(threads, options.limits);
+    // Never below what the original used (the arithmetic above guarantees it; a cap below the
+    // original would only add spills).
+    cap = std::max(cap, measured->second);
+    if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
+    k->registerLimit = cap;
+    FunctionAttribute maxnreg;
+    maxnreg.directive = ".maxnreg";
+    maxnreg.arguments = {std::to_string(cap)};
+    f->attributes.push_back(std::move(maxnreg));
+  }
+  return out;
+}
+
+}  // namespace cucatch::instrument

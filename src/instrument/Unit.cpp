@@ -1,0 +1,108 @@
+#include "instrument/Unit.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "instrument/Sequences.h"
+#include "ptx/Parser.h"
+#include "ptx/Printer.h"
+#include "runtime/cucatch_abi.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+
+uint32_t unitId(const Module& module) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char ch : print(module)) h = (h ^ ch) * 16777619u;
+  return h;
+}
+
+void refuseInstrumented(const Module& module) {
+  for (const auto& item : module.items)
+    if (auto* v = std::get_if<VariableDecl>(&item))
+      for (const auto& d : v->declarators)
+        if (d.name == CUCATCH_STATE_SYMBOL)
+          throw std::runtime_error("module is already instrumented (it defines " CUCATCH_STATE_SYMBOL ")");
+}
+
+std::string siteTableJson(const Module& module, const UnitResult& result) {
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& item : module.items)
+    if (auto* f = std::get_if<FileDirective>(&item)) {
+      std::string path = f->path.size() >= 2 ? f->path.substr(1, f->path.size() - 2) : f->path;
+      files[std::to_string(f->index)] = path;
+    }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& s : result.sites) {
+    nlohmann::json site{{"id", s.id}, {"function", s.function}, {"entry", s.entry}, {"ptx_line", s.ptxLine},
+                        {"file", s.file}, {"line", s.line}, {"column", s.column}, {"instruction", s.instruction},
+                        {"kind", s.kind}, {"size", s.size}, {"space", s.space}};
+    if (s.inlinedLine)
+      site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
+    list.push_back(std::move(site));
+  }
+  // The unit's kernels: the runtime hands tagged arguments only to these, and names their
+  // register counts when a launch fails for resources.
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& k : result.kernels) {
+    nlohmann::json kernel = nlohmann::json::object();
+    if (k.originalRegisters) kernel["registers"] = *k.originalRegisters;
+    if (k.registerLimit) kernel["register_limit"] = *k.registerLimit;
+    if (!k.boundedBy.empty()) kernel["bounded_by"] = k.boundedBy;
+    kernels[k.name] = std::move(kernel);
+  }
+  return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},
+                        {"files", files}, {"kernels", kernels}, {"sites", list}}
+      .dump();
+}
+
+namespace {
+
+// Index of the first module item after .version/.target/.address_size.
+size_t headerEnd(const Module& m) {
+  size_t i = 0;
+  while (i < m.items.size() &&
+         (std::holds_alternative<VersionDirective>(m.items[i]) || std::holds_alternative<TargetDirective>(m.items[i]) ||
+          std::holds_alternative<AddressSizeDirective>(m.items[i])))
+    ++i;
+  return i;
+}
+
+}  // namespace
+
+void addUnitDeclarations(Module& module, const UnitResult& result, bool siteTable) {
+  // The state symbol and ABI marker always (the runtime recognises an instrumented module by
+  // them); the same for every module: parsed once per process.
+  static const std::vector<TopLevel> kDeclarations = parseSyntheticItems(moduleDeclarations());
+  std::vector<TopLevel> items = kDeclarations;
+  if (siteTable && (!result.sites.empty() || !result.kernels.empty())) {
+    // The empty kernel whose name tells the runtime that this unit, of this ABI version, is in a
+    // loaded module.
+    auto marker = parseSyntheticItems(fmt::format(".weak .entry {}()\n{{\nret;\n}}\n", unitKernelName(result.unit)));
+    items.insert(items.end(), marker.begin(), marker.end());
+    // Built as IR, not text: a large initializer would go through the (slow) grammar.
+    std::string json = siteTableJson(module, result);
+    VariableDecl table;
+    table.linkage = {".weak"};
+    table.space = ".global";
+    table.qualifiers = {DeclQualifier{".align", 1, {}}, DeclQualifier{".b8", std::nullopt, {}}};
+    Declarator d;
+    d.name = fmt::format("{}{:08x}", CUCATCH_SITES_PREFIX, result.unit);
+    d.dimensions.push_back(std::to_string(json.size() + 1));
+    Initializer init;
+    init.isList = true;
+    init.list.reserve(json.size() + 1);
+    for (unsigned char c : json) init.list.push_back(Initializer{std::to_string(c), {}, false});
+    init.list.push_back(Initializer{"0", {}, false});
+    d.initializer = std::move(init);
+    table.declarators.push_back(std::move(d));
+    items.insert(items.begin() + static_cast<long>(kDeclarations.size()), std::move(table));
+  }
+  module.items.insert(module.items.begin() + static_cast<long>(headerEnd(module)),
+                      std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+}
+
+}  // namespace cucatch::instrument

@@ -1,0 +1,64 @@
+// One compilation unit as cucatch instruments it: the accesses the passes checked (sites), what
+// they left out and why (stats), the kernels and their register limits, and what every
+// instrumented module carries for the runtime (src/runtime/cucatch_abi.h): the state symbol, the
+// ABI marker, the unit's marker kernel and its site table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "instrument/RegisterLimit.h"
+#include "ptx/IR.h"
+
+namespace cucatch::instrument {
+
+// One instrumented access, for the runtime's reports (the module's site table).
+struct Site {
+  uint32_t id = 0;
+  std::string function;
+  uint32_t ptxLine = 0;
+  uint32_t file = 0, line = 0, column = 0;  // from the last .loc before the access; 0: none
+  // Where the code of that .loc was inlined (its inlined_at attribute); 0: not inlined.
+  uint32_t inlinedFile = 0, inlinedLine = 0, inlinedColumn = 0;
+  bool entry = false;  // the function is a kernel
+  std::string instruction;
+  std::string kind;   // read / write / atomic
+  unsigned size = 0;
+  std::string space;  // global / generic
+};
+
+struct Stats {
+  std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
+  std::map<std::string, size_t> unchecked;     // reason -> count
+  size_t provenInBounds = 0;  // [sym+off] accesses inside a module variable: no check needed
+  size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
+  size_t phiAccesses = 0;     // accesses reached by more than one base definition
+  size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module
+  size_t functions = 0;
+};
+
+struct UnitResult {
+  uint32_t unit = 0;  // this compilation unit's id: a hash of the module as it came in
+  std::vector<Site> sites;
+  Stats stats;
+  std::vector<KernelLimit> kernels;  // every kernel of the unit (all are instrumented)
+  uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
+};
+
+// The id of `module` before any change (FNV-1a of its printed text). Identical input gives an
+// identical id and table, which is what makes the (weak) tables of one unit linked twice merge.
+uint32_t unitId(const ptx::Module& module);
+
+// Throws std::runtime_error if `module` was instrumented before (it defines the state symbol).
+void refuseInstrumented(const ptx::Module& module);
+
+// The site table as JSON (what the module embeds as __cucatch_sites_<unit>).
+std::string siteTableJson(const ptx::Module& module, const UnitResult& result);
+
+// Adds the state symbol and the ABI marker, and, when the unit has sites or kernels, its marker
+// kernel and (with `siteTable`) its site table.
+void addUnitDeclarations(ptx::Module& module, const UnitResult& result, bool siteTable = true);
+
+}  // namespace cucatch::instrument

@@ -1,0 +1,134 @@
+#include "toolchain/Ptxas.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace cucatch::toolchain {
+
+namespace fs = std::filesystem;
+
+std::string findPtxas(const std::string& nvccHint) {
+  std::vector<fs::path> candidates;
+  if (const char* p = std::getenv("CUCATCH_PTXAS"); p && *p) return p;
+  if (!nvccHint.empty()) candidates.push_back(fs::path(nvccHint).parent_path() / "ptxas");
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(fs::path(home) / "bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  if (const char* path = std::getenv("PATH"))
+    for (std::stringstream ss(path); !ss.eof();) {
+      std::string dir;
+      std::getline(ss, dir, ':');
+      if (!dir.empty()) candidates.push_back(fs::path(dir) / "ptxas");
+    }
+  for (const auto& c : candidates)
+    if (::access(c.c_str(), X_OK) == 0) return c.string();
+  return {};
+}
+
+RegisterCounts parseVerboseOutput(const std::string& text) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex used(R"(Used (\d+) registers)");
+  RegisterCounts out;
+  std::string current;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry)) {
+      current = m[1];
+    } else if (!current.empty() && std::regex_search(line, m, used)) {
+      out.kernels[current] = static_cast<unsigned>(std::stoul(m[1]));
+      current.clear();
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> splitOptions(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options) {
+  std::optional<unsigned> n;
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::string o = options[i];
+    if (o.rfind("--", 0) == 0) o.erase(0, 1);
+    for (const char* name : {"-maxrregcount", "-maxreg"}) {
+      std::string_view prefix(name);
+      if (o == prefix && i + 1 < options.size()) n = static_cast<unsigned>(std::stoul(options[i + 1]));
+      else if (o.rfind(std::string(prefix) + "=", 0) == 0) n = static_cast<unsigned>(std::stoul(o.substr(prefix.size() + 1)));
+    }
+  }
+  return n;
+}
+
+RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
+                                const std::vector<std::string>& options, const std::string& ptx) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string input = fmt::format("{}/cucatch-measure-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  int fd = ::mkstemps(input.data(), 4);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create a temporary file for ptxas: {}", std::strerror(errno)));
+  for (size_t done = 0; done < ptx.size();) {
+    ssize_t n = ::write(fd, ptx.data() + done, ptx.size() - done);
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(input.c_str());
+      throw std::runtime_error(fmt::format("cannot write {}: {}", input, std::strerror(errno)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {input, "-o", "/dev/null"});
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipefd[1], 1);
+    ::dup2(pipefd[1], 2);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string output;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(pipefd[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    output.append(buf, static_cast<size_t>(n));
+  }
+  ::close(pipefd[0]);
+  int status = 0;
+  while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  ::unlink(input.c_str());
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    // ptxas names its temporary input; say which module it was instead.
+    throw std::runtime_error(fmt::format("{} -arch={} could not compile the original module to measure its "
+                                         "kernels' registers:\n{}",
+                                         ptxas, arch, output));
+  }
+  return parseVerboseOutput(output);
+}
+
+}  // namespace cucatch::toolchain

@@ -1,0 +1,39 @@
+// Running the toolkit's ptxas from cucatch's tools: to learn what the original (uninstrumented)
+// kernels of a module cost in registers, so that the instrumented ones can be held to launch
+// wherever the originals launched (instrument/RegisterLimit.h). No CUDA runtime here, only a
+// child process.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cucatch::toolchain {
+
+// The ptxas to use: $CUCATCH_PTXAS, else the one beside `nvccHint` (the nvcc cucatch was built
+// for), else $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas, else `ptxas` on PATH; "" if
+// none exists.
+std::string findPtxas(const std::string& nvccHint = "");
+
+struct RegisterCounts {
+  std::map<std::string, unsigned> kernels;  // kernel name -> registers per thread
+};
+
+// Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` (output discarded) and reads each kernel's
+// register count from what ptxas prints. Throws std::runtime_error with ptxas's diagnostics when
+// it cannot be run or rejects the module.
+RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
+                                const std::vector<std::string>& options, const std::string& ptx);
+
+// Parses `ptxas -v` output: "Compiling entry function 'NAME' for 'sm_XX'" followed (before the
+// next entry) by "Used N registers".
+RegisterCounts parseVerboseOutput(const std::string& text);
+
+// The -maxrregcount in a ptxas option list (-maxrregcount=N, -maxrregcount N, --maxrregcount ...).
+std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options);
+
+// Splits a ptxas option string as a shell would split simple words (no quoting).
+std::vector<std::string> splitOptions(const std::string& text);
+
+}  // namespace cucatch::toolchain

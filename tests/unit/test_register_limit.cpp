@@ -1,0 +1,140 @@
+// Launch validity arithmetic (instrument/RegisterLimit) and reading ptxas's verbose output
+// (toolchain/Ptxas): the register cap that keeps an instrumented kernel launchable with every
+// block size its original accepted.
+#include <catch2/catch.hpp>
+
+#include "instrument/RegisterLimit.h"
+#include "ptx/Parser.h"
+#include "toolchain/Ptxas.h"
+
+using namespace cucatch::instrument;
+
+TEST_CASE("register file limits by architecture", "[register-limit]") {
+  REQUIRE(registerFileLimits("sm_90"));
+  CHECK(registerFileLimits("sm_90a")->registersPerBlock == 65536);
+  CHECK(registerFileLimits("sm_100f")->registersPerBlock == 65536);
+  CHECK(registerFileLimits("compute_80")->registersPerBlock == 65536);
+  // Tegra X1 and X2 have half the register file per block.
+  CHECK(registerFileLimits("sm_53")->registersPerBlock == 32768);
+  CHECK(registerFileLimits("sm_62")->registersPerBlock == 32768);
+  CHECK_FALSE(registerFileLimits("gfx90a"));
+  CHECK_FALSE(registerFileLimits("sm_"));
+}
+
+TEST_CASE("largest block for a register count", "[register-limit]") {
+  RegisterFileLimits sm90 = *registerFileLimits("sm_90");
+  // Up to 64 registers a 1024-thread block fits (32 warps x 2048 registers).
+  CHECK(maxThreadsPerBlock(1, sm90) == 1024);
+  CHECK(maxThreadsPerBlock(40, sm90) == 1024);
+  CHECK(maxThreadsPerBlock(64, sm90) == 1024);
+  // 65..72 registers take 2304 per warp: 28 warps.
+  CHECK(maxThreadsPerBlock(65, sm90) == 896);
+  CHECK(maxThreadsPerBlock(72, sm90) == 896);
+  // 100 registers: 13 units of 256 per warp, 19 warps.
+  CHECK(maxThreadsPerBlock(100, sm90) == 608);
+  CHECK(maxThreadsPerBlock(128, sm90) == 512);
+  CHECK(maxThreadsPerBlock(255, sm90) == 256);
+  CHECK(maxThreadsPerBlock(64, *registerFileLimits("sm_53")) == 512);
+}
+
+TEST_CASE("the register cap keeps the original's largest block", "[register-limit]") {
+  RegisterFileLimits sm90 = *registerFileLimits("sm_90");
+  CHECK(registerCapFor(1024, sm90) == 64);
+  CHECK(registerCapFor(896, sm90) == 72);
+  CHECK(registerCapFor(608, sm90) == 104);
+  CHECK(registerCapFor(256, sm90) == 255);
+  // For every original count, the cap admits the original's largest block and is the largest
+  // count that does.
+  for (unsigned r = 1; r <= 255; ++r) {
+    unsigned threads = maxThreadsPerBlock(r, sm90);
+    unsigned cap = registerCapFor(threads, sm90);
+    CHECK(cap >= r);
+    CHECK(maxThreadsPerBlock(cap, sm90) >= threads);
+    if (cap < 255) CHECK(maxThreadsPerBlock(cap + 1, sm90) < threads);
+  }
+}
+
+namespace {
+cucatch::ptx::Module parse(const std::string& text) {
+  auto r = cucatch::ptx::parseModule(text, "test.ptx");
+  REQUIRE(r.ok());
+  return std::move(*r.module);
+}
+const char* kTwoKernels = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry a(.param .u64 p)
+{
+ret;
+}
+.visible .entry b(.param .u64 p)
+.reqntid 256, 1, 1
+{
+ret;
+}
+.func helper()
+{
+ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("kernels get a cap from their measured registers", "[register-limit]") {
+  auto m = parse(kTwoKernels);
+  RegisterLimitOptions o;
+  o.originalRegisters = {{"a", 100}, {"b", 30}};
+  auto kernels = limitKernelRegisters(m, o);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].name == "a");
+  CHECK(kernels[0].originalRegisters == 100u);
+  CHECK(kernels[0].registerLimit == 104u);
+  // .reqntid bounds b already.
+  CHECK(kernels[1].boundedBy == ".reqntid");
+  CHECK_FALSE(kernels[1].registerLimit);
+  auto fs = m.functions();
+  REQUIRE(fs[0]->attributes.size() == 1);
+  CHECK(fs[0]->attributes[0].directive == ".maxnreg");
+  CHECK(fs[0]->attributes[0].arguments == std::vector<std::string>{"104"});
+  CHECK(fs[1]->attributes.size() == 1);  // only its .reqntid
+  CHECK(fs[2]->attributes.empty());      // device functions get none
+}
+
+TEST_CASE("the cap never exceeds -maxrregcount", "[register-limit]") {
+  auto m = parse(kTwoKernels);
+  RegisterLimitOptions o;
+  o.originalRegisters = {{"a", 30}};
+  o.maxRegisterCount = 40;
+  CHECK(limitKernelRegisters(m, o)[0].registerLimit == 40u);
+}
+
+TEST_CASE("a kernel that was not measured gets no cap", "[register-limit]") {
+  auto m = parse(kTwoKernels);
+  auto kernels = limitKernelRegisters(m, {});
+  CHECK_FALSE(kernels[0].registerLimit);
+  CHECK(m.functions()[0]->attributes.empty());
+}
+
+TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {
+  // As ptxas 13.0 prints it, with device functions' properties in between.
+  const char* text =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function '_Z1kPi' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z1kPi\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Function properties for _Z6helperv\n"
+      "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 27 registers, used 0 barriers, 8 bytes cumulative stack size\n"
+      "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+      "ptxas info    : Used 4 registers, used 1 barriers, 16424 bytes smem\n";
+  auto r = cucatch::toolchain::parseVerboseOutput(text);
+  CHECK(r.kernels == std::map<std::string, unsigned>{{"_Z1kPi", 27}, {"other", 4}});
+}
+
+TEST_CASE("ptxas options: the -maxrregcount in force", "[ptxas]") {
+  using cucatch::toolchain::maxRegisterCount;
+  using cucatch::toolchain::splitOptions;
+  CHECK_FALSE(maxRegisterCount(splitOptions("-O3 -g")));
+  CHECK(maxRegisterCount(splitOptions("-maxrregcount=40")) == 40u);
+  CHECK(maxRegisterCount(splitOptions("--maxrregcount 32 -v")) == 32u);
+  CHECK(maxRegisterCount(splitOptions("-maxrregcount 32 -maxrregcount=48")) == 48u);  // the last wins
+}
