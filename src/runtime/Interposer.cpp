@@ -12,11 +12,16 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
+#include <unordered_map>
+#include <vector>
 #include <span>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "runtime/Libraries.h"
+#include "runtime/Rebind.h"
 #include "runtime/Runtime.h"
 
 using cucatch::runtime::LaunchArguments;
@@ -47,6 +52,10 @@ struct HookEntry {
 #define CUCATCH_STRINGIFY(X) #X
 #define CUCATCH_EXPANDED_NAME(X) CUCATCH_STRINGIFY(X)  // cuda.h's #define applied
 
+// The driver's own definition of `symbol`, for the entry points libcucatch exports (below).
+void* exportedReal(const char* symbol);
+void rebindNewObjects();
+
 template <class Self, class Fn>
 struct Hook;
 template <class Self, class R, class... A>
@@ -62,6 +71,17 @@ struct Hook<Self, R (*)(A...)> {
   static inline void* const trampolines[kSlots] = {
       reinterpret_cast<void*>(&trampoline<0>), reinterpret_cast<void*>(&trampoline<1>),
       reinterpret_cast<void*>(&trampoline<2>), reinterpret_cast<void*>(&trampoline<3>)};
+  // What a program that calls `Symbol` by name reaches (through the stub exported under that
+  // name): the hook, bound to libcuda's definition of the same name.
+  template <const char* Symbol>
+  static R exported(A... a) {
+    static const Fn real = [] {
+      Runtime::get().log(fmt::format("{} called by symbol: through cucatch", Symbol));
+      return reinterpret_cast<Fn>(exportedReal(Symbol));
+    }();
+    if (!real) return CUDA_ERROR_NOT_FOUND;
+    return Self::run(real, a...);
+  }
   static HookEntry entry() {
     return {Self::kName, Self::kMinVersion, Self::kMaxVersion, Self::kExported, Self::kAlsoExported, slots, trampolines};
   }
@@ -94,6 +114,7 @@ struct Hook<Self, R (*)(A...)> {
 // ---- allocations and frees ------------------------------------------------------------------
 
 HOOK_SINCE(cuMemAlloc, 3020)(Fn real, CUdeviceptr* dptr, size_t bytes) {
+  rebindNewObjects();
   CUresult r = real(dptr, bytes);
   if (r == CUDA_SUCCESS) *dptr = rt().allocated(*dptr, bytes, MemoryKind::Device);
   return rt().after(r);
@@ -150,6 +171,7 @@ HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary libra
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
+  rebindNewObjects();
   rt().launching(f, params, extra, scratch, "cuLaunchKernel");
   CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
   if (r != CUDA_SUCCESS) {
@@ -160,7 +182,20 @@ HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned g
 }};
 HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   LaunchArguments scratch;
+  rebindNewObjects();
   rt().launching(f, params, extra, scratch, "cuLaunchKernelEx");
+  // Launch attributes may name an address: the access policy window.
+  CUlaunchConfig copy;
+  std::vector<CUlaunchAttribute> attributes;
+  if (config && config->attrs && config->numAttrs) {
+    copy = *config;
+    attributes.assign(config->attrs, config->attrs + config->numAttrs);
+    for (auto& a : attributes)
+      if (a.id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW)
+        a.value.accessPolicyWindow.base_ptr = Runtime::stripHost(a.value.accessPolicyWindow.base_ptr);
+    copy.attrs = attributes.data();
+    config = &copy;
+  }
   CUresult r = real(config, f, params, extra);
   if (r != CUDA_SUCCESS && config) {
     const unsigned block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
@@ -172,6 +207,7 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
                                 unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params) {
   LaunchArguments scratch;
   void** extra = nullptr;
+  rebindNewObjects();
   rt().launching(f, params, extra, scratch, "cuLaunchCooperativeKernel");
   CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params);
   if (r != CUDA_SUCCESS) {
@@ -179,6 +215,17 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
     rt().launchRefused(f, block, r, "the cooperative launch");
   }
   return rt().after(r);
+}};
+
+// Deprecated, but still in cuda.h: one launch per device.
+HOOK(cuLaunchCooperativeKernelMultiDevice)(Fn real, CUDA_LAUNCH_PARAMS* list, unsigned devices, unsigned flags) {
+  std::vector<CUDA_LAUNCH_PARAMS> copy(list, list + (list ? devices : 0));
+  std::vector<LaunchArguments> scratch(copy.size());
+  for (size_t i = 0; i < copy.size(); ++i) {
+    void** extra = nullptr;
+    rt().launching(copy[i].function, copy[i].kernelParams, extra, scratch[i], "cuLaunchCooperativeKernelMultiDevice");
+  }
+  return rt().after(real(list ? copy.data() : list, devices, flags));
 }};
 
 // Graph kernel nodes copy their arguments when they are made: untag them there, then call
@@ -331,11 +378,20 @@ HOOK_SINCE(cuMemGetAddressRange, 3020)(Fn real, CUdeviceptr* base, size_t* size,
   if (r == CUDA_SUCCESS && base) *base = Runtime::retag(*base, p);
   return r;
 }};
+// The start of the range comes back with the argument's tag, as from cuMemGetAddressRange.
 HOOK(cuPointerGetAttribute)(Fn real, void* data, CUpointer_attribute attribute, CUdeviceptr p) {
-  return real(data, attribute, strip(p));
+  CUresult r = real(data, attribute, strip(p));
+  if (r == CUDA_SUCCESS && data && attribute == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+    *static_cast<CUdeviceptr*>(data) = Runtime::retag(*static_cast<CUdeviceptr*>(data), p);
+  return r;
 }};
 HOOK(cuPointerGetAttributes)(Fn real, unsigned n, CUpointer_attribute* attributes, void** data, CUdeviceptr p) {
-  return real(n, attributes, data, strip(p));
+  CUresult r = real(n, attributes, data, strip(p));
+  if (r == CUDA_SUCCESS && attributes && data)
+    for (unsigned i = 0; i < n; ++i)
+      if (attributes[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && data[i])
+        *static_cast<CUdeviceptr*>(data[i]) = Runtime::retag(*static_cast<CUdeviceptr*>(data[i]), p);
+  return r;
 }};
 HOOK(cuPointerSetAttribute)(Fn real, const void* value, CUpointer_attribute attribute, CUdeviceptr p) {
   return real(value, attribute, strip(p));
@@ -374,14 +430,19 @@ HOOK(cuStreamWriteValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, uns
 HOOK(cuStreamWaitValue32)(Fn real, CUstream s, CUdeviceptr a, cuuint32_t v, unsigned flags) {
   return rt().after(real(s, strip(a), v, flags));
 }};
-// Versions 1 and 2 share the parameter type (they differ in which flags are allowed).
-HOOK(cuStreamBatchMemOp)(Fn real, CUstream s, unsigned count, CUstreamBatchMemOpParams* ops, unsigned flags) {
+// Stream memory operations (also in graph nodes) name the addresses they wait on and write.
+std::vector<CUstreamBatchMemOpParams> stripOps(const CUstreamBatchMemOpParams* ops, unsigned count) {
   std::vector<CUstreamBatchMemOpParams> copy(ops, ops + (ops ? count : 0));
   for (auto& op : copy)
     if (op.operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 || op.operation == CU_STREAM_MEM_OP_WAIT_VALUE_64)
       op.waitValue.address = strip(op.waitValue.address);
     else if (op.operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 || op.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64)
       op.writeValue.address = strip(op.writeValue.address);
+  return copy;
+}
+// Versions 1 and 2 share the parameter type (they differ in which flags are allowed).
+HOOK(cuStreamBatchMemOp)(Fn real, CUstream s, unsigned count, CUstreamBatchMemOpParams* ops, unsigned flags) {
+  auto copy = stripOps(ops, count);
   return rt().after(real(s, count, ops ? copy.data() : ops, flags));
 }};
 HOOK(cuStreamWaitValue64)(Fn real, CUstream s, CUdeviceptr a, cuuint64_t v, unsigned flags) {
@@ -455,6 +516,239 @@ HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph gra
   return real(node, graph, deps, n, strip(p));
 }};
 
+// ---- attributes that name an address: the access policy window ------------------------------
+
+// An access policy window (L2 persistence) names an address range the hardware must see raw.
+template <class Value>
+Value stripWindow(const Value* v, unsigned attribute) {
+  Value c = *v;
+  if (attribute == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW)
+    c.accessPolicyWindow.base_ptr = Runtime::stripHost(c.accessPolicyWindow.base_ptr);
+  return c;
+}
+template <class Value>
+void retagWindow(Value* v, unsigned attribute) {
+  if (attribute == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW && v)
+    v->accessPolicyWindow.base_ptr = reinterpret_cast<void*>(
+        rt().programPointer(reinterpret_cast<CUdeviceptr>(v->accessPolicyWindow.base_ptr)));
+}
+HOOK_SINCE(cuStreamSetAttribute, 11000)(Fn real, CUstream s, CUstreamAttrID attribute, const CUstreamAttrValue* v) {
+  if (!v) return real(s, attribute, v);
+  CUstreamAttrValue c = stripWindow(v, attribute);
+  return rt().after(real(s, attribute, &c));
+}};
+HOOK_SINCE(cuStreamGetAttribute, 11000)(Fn real, CUstream s, CUstreamAttrID attribute, CUstreamAttrValue* v) {
+  CUresult r = real(s, attribute, v);
+  if (r == CUDA_SUCCESS) retagWindow(v, attribute);
+  return r;
+}};
+HOOK_SINCE(cuGraphKernelNodeSetAttribute, 11000)(Fn real, CUgraphNode node, CUkernelNodeAttrID attribute,
+                                                 const CUkernelNodeAttrValue* v) {
+  if (!v) return real(node, attribute, v);
+  CUkernelNodeAttrValue c = stripWindow(v, attribute);
+  return real(node, attribute, &c);
+}};
+HOOK_SINCE(cuGraphKernelNodeGetAttribute, 11000)(Fn real, CUgraphNode node, CUkernelNodeAttrID attribute,
+                                                 CUkernelNodeAttrValue* v) {
+  CUresult r = real(node, attribute, v);
+  if (r == CUDA_SUCCESS) retagWindow(v, attribute);
+  return r;
+}};
+
+// ---- graph nodes of every kind, and batches ------------------------------------------------------
+
+template <class Params>
+CUresult withStrippedOps(const Params* p, const std::function<CUresult(const Params*)>& call) {
+  if (!p) return call(p);
+  Params c = *p;
+  auto ops = stripOps(p->paramArray, p->count);
+  if (p->paramArray) c.paramArray = ops.data();
+  return call(&c);
+}
+HOOK_SINCE(cuGraphAddBatchMemOpNode, 11070)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS* p) {
+  return withStrippedOps<CUDA_BATCH_MEM_OP_NODE_PARAMS>(p, [&](auto* c) { return real(node, graph, deps, n, c); });
+}};
+HOOK_SINCE(cuGraphBatchMemOpNodeSetParams, 11070)(Fn real, CUgraphNode node, const CUDA_BATCH_MEM_OP_NODE_PARAMS* p) {
+  return withStrippedOps<CUDA_BATCH_MEM_OP_NODE_PARAMS>(p, [&](auto* c) { return real(node, c); });
+}};
+HOOK_SINCE(cuGraphExecBatchMemOpNodeSetParams, 11070)(Fn real, CUgraphExec exec, CUgraphNode node,
+                                                      const CUDA_BATCH_MEM_OP_NODE_PARAMS* p) {
+  return withStrippedOps<CUDA_BATCH_MEM_OP_NODE_PARAMS>(p, [&](auto* c) { return real(exec, node, c); });
+}};
+
+// The generic node parameters (cuGraphAddNode and friends): every kind that names device
+// memory or launches a kernel.
+template <class Call>
+CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
+  if (!p) return call(p);
+  CUgraphNodeParams c = *p;
+  LaunchArguments scratch;
+  std::vector<CUstreamBatchMemOpParams> ops;
+  switch (c.type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+      void* handle = c.kernel.func ? static_cast<void*>(c.kernel.func) : static_cast<void*>(c.kernel.kern);
+      if (handle) rt().launching(handle, c.kernel.kernelParams, c.kernel.extra, scratch, "a graph kernel node");
+      break;
+    }
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+      c.memcpy.copyParams.srcDevice = strip(c.memcpy.copyParams.srcDevice);
+      c.memcpy.copyParams.dstDevice = strip(c.memcpy.copyParams.dstDevice);
+      break;
+    case CU_GRAPH_NODE_TYPE_MEMSET: c.memset.dst = strip(c.memset.dst); break;
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: c.free.dptr = strip(c.free.dptr); break;
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+      ops = stripOps(c.memOp.paramArray, c.memOp.count);
+      if (c.memOp.paramArray) c.memOp.paramArray = ops.data();
+      break;
+    default: break;
+  }
+  CUresult r = call(&c);
+  // Outputs the driver writes back (the address of a memory allocation node) go to the caller.
+  if (r == CUDA_SUCCESS && c.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) p->alloc.dptr = c.alloc.dptr;
+  return r;
+}
+HOOK_SINCE(cuGraphAddNode, 12030)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
+                                  const CUgraphEdgeData* edges, size_t n, CUgraphNodeParams* p) {
+  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, edges, n, c); });
+}};
+HOOK_BEFORE(cuGraphAddNode, 12030, CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUgraphNodeParams*))(
+    Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n, CUgraphNodeParams* p) {
+  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, n, c); });
+}};
+HOOK_SINCE(cuGraphNodeSetParams, 12020)(Fn real, CUgraphNode node, CUgraphNodeParams* p) {
+  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, c); });
+}};
+HOOK_SINCE(cuGraphExecNodeSetParams, 12020)(Fn real, CUgraphExec exec, CUgraphNode node, CUgraphNodeParams* p) {
+  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(exec, node, c); });
+}};
+
+// Node parameters read back: the addresses the program gave, with their tags.
+HOOK(cuGraphMemcpyNodeGetParams)(Fn real, CUgraphNode node, CUDA_MEMCPY3D* p) {
+  CUresult r = real(node, p);
+  if (r == CUDA_SUCCESS && p) {
+    p->srcDevice = rt().programPointer(p->srcDevice);
+    p->dstDevice = rt().programPointer(p->dstDevice);
+  }
+  return r;
+}};
+HOOK(cuGraphMemsetNodeGetParams)(Fn real, CUgraphNode node, CUDA_MEMSET_NODE_PARAMS* p) {
+  CUresult r = real(node, p);
+  if (r == CUDA_SUCCESS && p) p->dst = rt().programPointer(p->dst);
+  return r;
+}};
+HOOK_SINCE(cuGraphMemFreeNodeGetParams, 11040)(Fn real, CUgraphNode node, CUdeviceptr* p) {
+  CUresult r = real(node, p);
+  if (r == CUDA_SUCCESS && p) *p = rt().programPointer(*p);
+  return r;
+}};
+HOOK(cuTexObjectGetResourceDesc)(Fn real, CUDA_RESOURCE_DESC* d, CUtexObject object) {
+  CUresult r = real(d, object);
+  if (r == CUDA_SUCCESS && d) {
+    if (d->resType == CU_RESOURCE_TYPE_LINEAR) d->res.linear.devPtr = rt().programPointer(d->res.linear.devPtr);
+    if (d->resType == CU_RESOURCE_TYPE_PITCH2D) d->res.pitch2D.devPtr = rt().programPointer(d->res.pitch2D.devPtr);
+  }
+  return r;
+}};
+
+// Batched copies and memory operations (CUDA 12.8 and 13.0).
+std::vector<CUdeviceptr> stripAll(const CUdeviceptr* p, size_t n) {
+  std::vector<CUdeviceptr> c(p, p + (p ? n : 0));
+  for (auto& x : c) x = strip(x);
+  return c;
+}
+HOOK_SINCE(cuMemcpyBatchAsync, 13000)(Fn real, CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count,
+                                      CUmemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, CUstream s) {
+  auto d = stripAll(dsts, count), c = stripAll(srcs, count);
+  return rt().after(real(dsts ? d.data() : dsts, srcs ? c.data() : srcs, sizes, count, attrs, attrsIdxs, numAttrs, s));
+}};
+HOOK_BEFORE(cuMemcpyBatchAsync, 13000,
+            CUresult (*)(CUdeviceptr*, CUdeviceptr*, size_t*, size_t, CUmemcpyAttributes*, size_t*, size_t, size_t*,
+                         CUstream))(Fn real, CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count,
+                                    CUmemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, size_t* failIdx,
+                                    CUstream s) {
+  auto d = stripAll(dsts, count), c = stripAll(srcs, count);
+  return rt().after(real(dsts ? d.data() : dsts, srcs ? c.data() : srcs, sizes, count, attrs, attrsIdxs, numAttrs,
+                         failIdx, s));
+}};
+std::vector<CUDA_MEMCPY3D_BATCH_OP> stripOperands(const CUDA_MEMCPY3D_BATCH_OP* ops, size_t n) {
+  std::vector<CUDA_MEMCPY3D_BATCH_OP> c(ops, ops + (ops ? n : 0));
+  for (auto& op : c)
+    for (CUmemcpy3DOperand* o : {&op.src, &op.dst})
+      if (o->type == CU_MEMCPY_OPERAND_TYPE_POINTER) o->op.ptr.ptr = strip(o->op.ptr.ptr);
+  return c;
+}
+HOOK_SINCE(cuMemcpy3DBatchAsync, 13000)(Fn real, size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags,
+                                        CUstream s) {
+  auto c = stripOperands(ops, n);
+  return rt().after(real(n, ops ? c.data() : ops, flags, s));
+}};
+HOOK_BEFORE(cuMemcpy3DBatchAsync, 13000,
+            CUresult (*)(size_t, CUDA_MEMCPY3D_BATCH_OP*, size_t*, unsigned long long, CUstream))(
+    Fn real, size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* failIdx, unsigned long long flags, CUstream s) {
+  auto c = stripOperands(ops, n);
+  return rt().after(real(n, ops ? c.data() : ops, failIdx, flags, s));
+}};
+HOOK_SINCE(cuMemPrefetchBatchAsync, 13000)(Fn real, CUdeviceptr* dptrs, size_t* sizes, size_t count,
+                                           CUmemLocation* locations, size_t* locationIdxs, size_t numLocations,
+                                           unsigned long long flags, CUstream s) {
+  auto d = stripAll(dptrs, count);
+  return rt().after(real(dptrs ? d.data() : dptrs, sizes, count, locations, locationIdxs, numLocations, flags, s));
+}};
+HOOK_SINCE(cuMemDiscardBatchAsync, 13000)(Fn real, CUdeviceptr* dptrs, size_t* sizes, size_t count,
+                                          unsigned long long flags, CUstream s) {
+  auto d = stripAll(dptrs, count);
+  return rt().after(real(dptrs ? d.data() : dptrs, sizes, count, flags, s));
+}};
+HOOK_SINCE(cuMemDiscardAndPrefetchBatchAsync, 13000)(Fn real, CUdeviceptr* dptrs, size_t* sizes, size_t count,
+                                                     CUmemLocation* locations, size_t* locationIdxs,
+                                                     size_t numLocations, unsigned long long flags, CUstream s) {
+  auto d = stripAll(dptrs, count);
+  return rt().after(real(dptrs ? d.data() : dptrs, sizes, count, locations, locationIdxs, numLocations, flags, s));
+}};
+
+// ---- memory pools, IPC, dma-buf, multicast, texture references ---------------------------------
+
+HOOK_SINCE(cuMemPoolExportPointer, 11020)(Fn real, CUmemPoolPtrExportData* out, CUdeviceptr p) {
+  return real(out, strip(p));
+}};
+HOOK(cuIpcCloseMemHandle)(Fn real, CUdeviceptr p) { return real(strip(p)); }};
+HOOK_SINCE(cuMemGetHandleForAddressRange, 11070)(Fn real, void* handle, CUdeviceptr p, size_t n,
+                                                 CUmemRangeHandleType type, unsigned long long flags) {
+  return real(handle, strip(p), n, type, flags);
+}};
+HOOK_SINCE(cuMulticastBindAddr, 12010)(Fn real, CUmemGenericAllocationHandle mc, size_t offset, CUdeviceptr p, size_t n,
+                                       unsigned long long flags) {
+  return real(mc, offset, strip(p), n, flags);
+}};
+HOOK_SINCE(cuTexRefSetAddress, 3020)(Fn real, size_t* offset, CUtexref ref, CUdeviceptr p, size_t n) {
+  return real(offset, ref, strip(p), n);
+}};
+HOOK_SINCE(cuTexRefSetAddress2D, 4010)(Fn real, CUtexref ref, const CUDA_ARRAY_DESCRIPTOR* desc, CUdeviceptr p,
+                                       size_t pitch) {
+  return real(ref, desc, strip(p), pitch);
+}};
+HOOK_SINCE(cuTensorMapEncodeIm2colWide, 12080)(Fn real, CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                                               void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                               int lower, int upper, cuuint32_t channels, cuuint32_t pixels,
+                                               const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+                                               CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle,
+                                               CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  return real(map, type, rank, Runtime::stripHost(address), dims, strides, lower, upper, channels, pixels,
+              elementStrides, interleave, mode, swizzle, l2, fill);
+}};
+
+// ---- host memory the device reads: tracked, untagged (host code uses the same pointer) -------------
+
+HOOK(cuMemHostRegister)(Fn real, void* p, size_t bytes, unsigned flags) {
+  CUresult r = real(p, bytes, flags);
+  if (r == CUDA_SUCCESS) rt().allocated(reinterpret_cast<CUdeviceptr>(p), bytes, MemoryKind::HostRegistered);
+  return rt().after(r);
+}};
+HOOK(cuMemHostUnregister)(Fn real, void* p) {
+  return rt().after(rt().free(reinterpret_cast<CUdeviceptr>(p), [&](CUdeviceptr) { return real(p); }));
+}};
+
 #undef HOOK
 #undef HOOK_SINCE
 #undef HOOK_BEFORE
@@ -480,7 +774,17 @@ HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph gra
   X(cuStreamWriteValue64) X(cuStreamWaitValue32) X(cuStreamWaitValue64) X(cuStreamBatchMemOp) X(cuTexObjectCreate)       \
   X(cuTensorMapEncodeTiled) X(cuTensorMapEncodeIm2col) X(cuTensorMapReplaceAddress) X(cuGraphAddMemcpyNode)                      \
   X(cuGraphMemcpyNodeSetParams) X(cuGraphExecMemcpyNodeSetParams) X(cuGraphAddMemsetNode)           \
-  X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams) X(cuGraphAddMemFreeNode)
+  X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams) X(cuGraphAddMemFreeNode)             \
+  X(cuStreamSetAttribute) X(cuStreamGetAttribute) X(cuGraphKernelNodeSetAttribute)                    \
+  X(cuGraphKernelNodeGetAttribute) X(cuGraphAddBatchMemOpNode) X(cuGraphBatchMemOpNodeSetParams)      \
+  X(cuGraphExecBatchMemOpNodeSetParams) X(cuGraphAddNode) X(cuGraphAddNode_old) X(cuGraphNodeSetParams) \
+  X(cuGraphExecNodeSetParams) X(cuGraphMemcpyNodeGetParams) X(cuGraphMemsetNodeGetParams)             \
+  X(cuGraphMemFreeNodeGetParams) X(cuTexObjectGetResourceDesc) X(cuMemcpyBatchAsync)                  \
+  X(cuMemcpyBatchAsync_old) X(cuMemcpy3DBatchAsync) X(cuMemcpy3DBatchAsync_old)                       \
+  X(cuMemPrefetchBatchAsync) X(cuMemDiscardBatchAsync) X(cuMemDiscardAndPrefetchBatchAsync)           \
+  X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
+  X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
+  X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)
 
 std::span<const HookEntry> allHooks() {
 #define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),
@@ -616,6 +920,84 @@ void* lookedUp(void* handle, const char* name, void* p) {
   return wrap(*h, p, name);
 }
 
+// libcuda, for the entry points programs call by symbol: already loaded where the program was
+// linked with it; loaded here where libcucatch alone satisfied the program's references.
+void* libcuda() {
+  static void* handle = [] {
+    void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return h ? h : dlopen("libcuda.so.1", RTLD_LAZY | RTLD_GLOBAL);
+  }();
+  return handle;
+}
+
+void* exportedReal(const char* symbol) {
+  void* handle = libcuda();
+  if (!handle) {
+    Runtime::get().log(fmt::format("{} called by symbol, but libcuda.so.1 cannot be loaded", symbol));
+    return nullptr;
+  }
+  // The runtime calls the driver through the real cuGetProcAddress: bind it if nothing has yet.
+  if (!realGetProcAddressV2.load())
+    if (void* g = realDlsym()(handle, "cuGetProcAddress_v2")) {
+      realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(g));
+      bindRuntime();
+    }
+  return realDlsym()(handle, symbol);
+}
+
+}  // namespace
+
+// ---- the driver entry points, exported under libcuda's names ------------------------------------
+//
+// Each is a stub that jumps to its hook's `exported<symbol>` through a hidden pointer, so one
+// line per name serves every signature. The list (exports.inc) is generated from the hooks above
+// and cuda.h by gen-exports.py.
+// (SYMBOL is stringized and pasted, never expanded: cuda.h defines some plain names as macros.)
+#define CUCATCH_EXPORT(HOOK, SYMBOL)                                                                    \
+  namespace {                                                                                          \
+  constexpr char cucatch_name_##SYMBOL[] = #SYMBOL;                                                    \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("hidden"), used)) const decltype(&HOOK::exported<cucatch_name_##SYMBOL>) \
+      cucatch_target_##SYMBOL = &HOOK::exported<cucatch_name_##SYMBOL>;                                \
+  extern "C" void cucatch_stub_##SYMBOL();                                                             \
+  CUCATCH_EXPORT_STUB(#SYMBOL)
+#if defined(__x86_64__)
+#define CUCATCH_EXPORT_STUB(NAME)                                                                        \
+  asm(".text\n.globl " NAME "\n.type " NAME ",@function\n.globl cucatch_stub_" NAME "\n.hidden cucatch_stub_" \
+      NAME "\n" NAME ":\ncucatch_stub_" NAME ":\njmp *cucatch_target_" NAME "(%rip)\n.size " NAME ", .-" NAME "\n");
+#elif defined(__aarch64__)
+#define CUCATCH_EXPORT_STUB(NAME)                                                                        \
+  asm(".text\n.globl " NAME "\n.type " NAME ",%function\n.globl cucatch_stub_" NAME "\n.hidden cucatch_stub_" \
+      NAME "\n" NAME ":\ncucatch_stub_" NAME ":\nadrp x16, cucatch_target_" NAME "\n"                            \
+      "ldr x16, [x16, :lo12:cucatch_target_" NAME "]\nbr x16\n.size " NAME ", .-" NAME "\n");
+#else
+#error "the exported driver stubs are written for x86-64 and AArch64"
+#endif
+#include "runtime/exports.inc"
+#undef CUCATCH_EXPORT
+
+namespace {
+
+// Symbol -> libcucatch's definition, for rebinding references bound to libcuda or a library.
+const std::unordered_map<std::string, void*>& exportedDefinitions() {
+  static const std::unordered_map<std::string, void*> table = [] {
+    std::unordered_map<std::string, void*> t;
+#define CUCATCH_EXPORT(HOOK, SYMBOL) t[#SYMBOL] = reinterpret_cast<void*>(&cucatch_stub_##SYMBOL);
+#include "runtime/exports.inc"
+#undef CUCATCH_EXPORT
+    for (const auto& [name, definition] : cucatch::runtime::libraryDefinitions()) t[name] = definition;
+    return t;
+  }();
+  return table;
+}
+
+// Objects loaded since libcucatch was (dlopen'ed plugins linked with -lcuda) get their driver
+// references rebound at the next allocation or launch.
+void rebindNewObjects() {
+  size_t n = cucatch::runtime::rebindDriverReferences(exportedDefinitions(), reinterpret_cast<const void*>(&libcuda));
+  if (n) Runtime::get().log(fmt::format("{} references to driver entry points rebound to cucatch's", n));
+}
+
 }  // namespace
 
 extern "C" {
@@ -634,4 +1016,9 @@ __attribute__((visibility("default"))) int cucatch_runtime_abi_version() { retur
 
 // The runtime reads its options when the library is loaded, so that a bad CUCATCH_* value is
 // reported before the program starts.
-__attribute__((constructor)) static void cucatchLoaded() { Runtime::get(); }
+__attribute__((constructor)) static void cucatchLoaded() {
+  Runtime::get();
+  // References to driver entry points already bound to libcuda (a program linked with libcuda
+  // before libcucatch) now reach the hooks.
+  rebindNewObjects();
+}

@@ -57,6 +57,7 @@ std::string_view memoryKindName(MemoryKind k) {
     case MemoryKind::Managed: return "managed";
     case MemoryKind::HostMapped: return "host-mapped";
     case MemoryKind::StreamOrdered: return "stream-ordered";
+    case MemoryKind::HostRegistered: return "host-registered";
   }
   return "?";
 }
@@ -127,10 +128,12 @@ uint32_t Metadata::takeIndex(bool direct) {
   return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine) : take(freeIndirect_, quarantineIndirect_, 0);
 }
 
-uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace) {
+uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw) {
   base = untag(base);
-  // Host code reads managed and host-mapped memory through the same pointer: never tagged.
-  bool taggable = config_.tags && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped;
+  // Host code reads managed, host-mapped and host-registered memory through the same pointer:
+  // never tagged.
+  bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
+                  kind != MemoryKind::HostRegistered;
   uint32_t index = taggable ? takeIndex(true) : 0;
   uint8_t tag = static_cast<uint8_t>(index);
   if (index == 0) {
@@ -152,6 +155,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   a.bstIndex = index;
   a.tag = tag;
   a.kind = kind;
+  a.byLibrary = raw;
   a.allocatedAt = std::move(backtrace);
   if (index != 0) {  // index 0: the table is full; the allocation goes untracked
     setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});

@@ -58,7 +58,7 @@ class ShadowMap {
 // ---- allocations --------------------------------------------------------------------------
 // Host return addresses, innermost first; symbolized only when a report needs them.
 using Backtrace = std::vector<uintptr_t>;
-enum class MemoryKind { Device, Pitched, Managed, HostMapped, StreamOrdered };
+enum class MemoryKind { Device, Pitched, Managed, HostMapped, StreamOrdered, HostRegistered };
 std::string_view memoryKindName(MemoryKind k);
 
 struct Allocation {
@@ -69,6 +69,7 @@ struct Allocation {
   uint8_t tag = 0;       // the tag in the pointer handed out (0: untagged)
   MemoryKind kind = MemoryKind::Device;
   bool live = true;
+  bool byLibrary = false;  // allocated by a precompiled library, so handed out untagged
   Backtrace allocatedAt, freedAt;
 };
 
@@ -90,8 +91,11 @@ class Metadata {
  public:
   explicit Metadata(MetadataConfig config = {});
 
-  // Records an allocation made by the driver; returns the pointer to give the program.
-  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {});
+  // Records an allocation made by the driver; returns the pointer to give the program: tagged,
+  // unless tags are off, the memory is read by host code through the same pointer (managed,
+  // host-mapped, host-registered), or `raw` (a precompiled library allocated it: its kernels
+  // may keep the pointer in device memory, where no launch can untag it).
+  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false);
   // Records a free of `pointer` (possibly tagged).
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).

@@ -248,13 +248,63 @@ std::string Runtime::symbolize(uintptr_t frame) {
   return fmt::format("{:#x} in ({}+{:#x})", frame, info.dli_fname, offset);
 }
 
+namespace {
+
+// Whether the loaded object whose link map is `map` was linked with libcucatch (cucatch-nvcc
+// builds are): its DT_NEEDED entries name it.
+bool linksCucatch(const link_map* map) {
+  const ElfW(Dyn)* dyn = map->l_ld;
+  const char* strtab = nullptr;
+  for (const ElfW(Dyn)* d = dyn; d && d->d_tag != DT_NULL; ++d)
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+  if (!strtab) return false;
+  // Most loaders store relocated addresses in the dynamic section; some leave them relative.
+  if (reinterpret_cast<uintptr_t>(strtab) < map->l_addr) strtab += map->l_addr;
+  for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+    if (d->d_tag == DT_NEEDED && std::string_view(strtab + d->d_un.d_val).ends_with("libcucatch.so")) return true;
+  return false;
+}
+
+}  // namespace
+
+bool Runtime::allocatedByLibrary() {
+  // The first frame outside libcucatch, libcuda and the shared CUDA runtime is the code that
+  // asked for the memory (the static CUDA runtime is part of the object that links it).
+  void* frames[32];
+  int n = ::backtrace(frames, 32);
+  Dl_info self{};
+  dladdr(reinterpret_cast<void*>(&Runtime::get), &self);
+  for (int i = 0; i < n; ++i) {
+    Dl_info info{};
+    link_map* map = nullptr;
+    if (!dladdr1(frames[i], &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) || !map) continue;
+    if (info.dli_fbase == self.dli_fbase) continue;
+    std::string_view file = info.dli_fname ? info.dli_fname : "";
+    if (file.find("libcuda.so") != std::string_view::npos || file.find("libcudart.so") != std::string_view::npos)
+      continue;
+    auto known = objectIsLibrary_.find(map);
+    if (known == objectIsLibrary_.end())
+      // The program itself, and code built by cucatch-nvcc, get tagged pointers.
+      known = objectIsLibrary_.emplace(map, map->l_name && map->l_name[0] && !linksCucatch(map)).first;
+    return known->second;
+  }
+  return false;
+}
+
 CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream, bool streamOrdered) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
-  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace());
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace(), options_.tags && allocatedByLibrary());
   publish(stream, streamOrdered);
   log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
+}
+
+CUdeviceptr Runtime::programPointer(CUdeviceptr raw) {
+  std::lock_guard lock(mutex_);
+  if (!metadata_ || tagOf(raw)) return raw;
+  const Allocation* a = metadata_->find(raw);
+  return a && a->live && a->tag ? withTag(raw, a->tag) : raw;
 }
 
 CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream,

@@ -95,6 +95,8 @@ class Runtime {
 
   Backtrace backtrace();
   void log(const std::string& line);
+  // The pointer the program holds for an address the driver hands back (the allocation's tag).
+  CUdeviceptr programPointer(CUdeviceptr raw);
 
  private:
   Runtime();
@@ -106,6 +108,10 @@ class Runtime {
     std::unordered_set<std::string> kernels;
   };
   bool ensureDevice();  // device tables and error buffer in the current context
+  // Whether the allocation being made was asked for by a precompiled library (a shared
+  // object other than the program that does not link libcucatch): such memory stays
+  // untagged, since the library's kernels may read the pointer back from device memory.
+  bool allocatedByLibrary();
   void publish(CUstream stream, bool streamOrdered);
   CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
@@ -152,6 +158,7 @@ class Runtime {
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 
+  std::unordered_map<const void*, bool> objectIsLibrary_;  // by link_map
   std::unordered_map<std::string, ElfSymbols> elfSymbols_;  // by file, read at the first report that needs it
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;

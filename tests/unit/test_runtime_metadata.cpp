@@ -43,6 +43,16 @@ TEST_CASE("tags off, managed and host-mapped memory: untagged pointers found by 
   CHECK(tagOf(mapped) == 0);
   CHECK(m.deviceView(managed + 8).entry.size == 4096);
   CHECK(m.deviceView(mapped).entry.base == deviceAddress(2));
+  // Host-registered memory, and memory a precompiled library allocated: untagged, still tracked.
+  uint64_t registered = m.onAllocate(deviceAddress(3), 4096, MemoryKind::HostRegistered);
+  uint64_t library = m.onAllocate(deviceAddress(4), 4096, MemoryKind::Device, {}, /*raw=*/true);
+  CHECK(tagOf(registered) == 0);
+  CHECK(tagOf(library) == 0);
+  CHECK(m.deviceView(registered + 100).entry.size == 4096);
+  CHECK(m.deviceView(library + 4095).entry.base == deviceAddress(4));
+  REQUIRE(m.find(library));
+  CHECK(m.find(library)->byLibrary);
+  CHECK(memoryKindName(m.find(registered)->kind) == "host-registered");
 }
 
 TEST_CASE("unknown memory is entry 0: everything passes", "[runtime]") {

@@ -1,0 +1,115 @@
+#include "runtime/Libraries.h"
+
+#include <cufft.h>
+#include <cufftXt.h>
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstring>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "runtime/Runtime.h"
+
+namespace cucatch::runtime {
+
+namespace {
+
+struct Search {
+  const char* symbol;
+  const void* self;
+  void* found = nullptr;
+};
+
+// The definition of `symbol` in a loaded object other than libcucatch (where the library comes
+// first in the search order, RTLD_NEXT would not find it).
+void* libraryDefinition(const char* symbol) {
+  Dl_info me{};
+  dladdr(reinterpret_cast<void*>(&libraryDefinition), &me);
+  Search s{symbol, me.dli_fbase};
+  dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
+    auto& s = *static_cast<Search*>(data);
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) return 0;
+    void* p = dlsym(handle, s.symbol);
+    dlclose(handle);
+    Dl_info where{};
+    if (p && dladdr(p, &where) && where.dli_fbase != s.self) {
+      s.found = p;
+      return 1;
+    }
+    return 0;
+  }, &s);
+  if (!s.found) Runtime::get().log(fmt::format("{} called, but no loaded library defines it", symbol));
+  return s.found;
+}
+
+// Calls the library's own definition of `Name` with `a`, or fails as the library would.
+template <const char* Name, class R, class... A>
+R callLibrary(R failure, A... a) {
+  static const auto f = reinterpret_cast<R (*)(A...)>(libraryDefinition(Name));
+  return f ? f(a...) : failure;
+}
+
+template <class T>
+T* strip(T* p) {
+  return static_cast<T*>(Runtime::stripHost(p));
+}
+
+// The libraries' names, for looking up their definitions.
+constexpr char k_cufftExecC2C[] = "cufftExecC2C";
+constexpr char k_cufftExecZ2Z[] = "cufftExecZ2Z";
+constexpr char k_cufftExecR2C[] = "cufftExecR2C";
+constexpr char k_cufftExecC2R[] = "cufftExecC2R";
+constexpr char k_cufftExecD2Z[] = "cufftExecD2Z";
+constexpr char k_cufftExecZ2D[] = "cufftExecZ2D";
+constexpr char k_cufftXtExec[] = "cufftXtExec";
+constexpr char k_cufftSetWorkArea[] = "cufftSetWorkArea";
+
+}  // namespace
+
+extern "C" {
+
+#define CUCATCH_LIBRARY_API __attribute__((visibility("default")))
+
+CUCATCH_LIBRARY_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex* in, cufftComplex* out, int direction) {
+  return callLibrary<k_cufftExecC2C>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out), direction);
+}
+CUCATCH_LIBRARY_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex* in, cufftDoubleComplex* out,
+                                             int direction) {
+  return callLibrary<k_cufftExecZ2Z>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out), direction);
+}
+CUCATCH_LIBRARY_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal* in, cufftComplex* out) {
+  return callLibrary<k_cufftExecR2C>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out));
+}
+CUCATCH_LIBRARY_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex* in, cufftReal* out) {
+  return callLibrary<k_cufftExecC2R>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out));
+}
+CUCATCH_LIBRARY_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal* in, cufftDoubleComplex* out) {
+  return callLibrary<k_cufftExecD2Z>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out));
+}
+CUCATCH_LIBRARY_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex* in, cufftDoubleReal* out) {
+  return callLibrary<k_cufftExecZ2D>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out));
+}
+CUCATCH_LIBRARY_API cufftResult cufftXtExec(cufftHandle plan, void* in, void* out, int direction) {
+  return callLibrary<k_cufftXtExec>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out), direction);
+}
+CUCATCH_LIBRARY_API cufftResult cufftSetWorkArea(cufftHandle plan, void* area) {
+  return callLibrary<k_cufftSetWorkArea>(CUFFT_INTERNAL_ERROR, plan, strip(area));
+}
+
+}  // extern "C"
+
+const std::unordered_map<std::string, void*>& libraryDefinitions() {
+  static const std::unordered_map<std::string, void*> table{
+      {"cufftExecC2C", reinterpret_cast<void*>(&cufftExecC2C)}, {"cufftExecZ2Z", reinterpret_cast<void*>(&cufftExecZ2Z)},
+      {"cufftExecR2C", reinterpret_cast<void*>(&cufftExecR2C)}, {"cufftExecC2R", reinterpret_cast<void*>(&cufftExecC2R)},
+      {"cufftExecD2Z", reinterpret_cast<void*>(&cufftExecD2Z)}, {"cufftExecZ2D", reinterpret_cast<void*>(&cufftExecZ2D)},
+      {"cufftXtExec", reinterpret_cast<void*>(&cufftXtExec)},
+      {"cufftSetWorkArea", reinterpret_cast<void*>(&cufftSetWorkArea)}};
+  return table;
+}
+
+}  // namespace cucatch::runtime

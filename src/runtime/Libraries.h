@@ -1,0 +1,19 @@
+// The API boundaries of precompiled CUDA libraries whose kernels read the pointers they are
+// given from device memory (descriptors the library uploads itself), where no launch can untag
+// them: the pointers are untagged on their way in. libcucatch exports these under the
+// libraries' names; like the driver's, references bound to the library are rebound
+// (Rebind.h). A library linked statically into the program cannot be intercepted this way.
+//
+// cuFFT: cufftExec* and cufftXtExec take the user's buffers, cufftSetWorkArea a work area.
+// (Memory the library allocates itself stays untagged: Runtime::allocatedByLibrary.)
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+namespace cucatch::runtime {
+
+// Symbol name -> libcucatch's definition, for every library entry point exported here.
+const std::unordered_map<std::string, void*>& libraryDefinitions();
+
+}  // namespace cucatch::runtime
