@@ -93,10 +93,14 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);
     else if (k.registerLimit)
-      fmt::print(stderr, "  kernel {}: {} registers originally; instrumented, at most {} (.maxnreg)\n", k.name,
-                 *k.originalRegisters, *k.registerLimit);
+      fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: limited to {} (.maxnreg)\n", k.name,
+                 k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
+                 k.originalRegisters ? std::to_string(*k.originalRegisters) : "?", *k.registerLimit);
+    else if (k.instrumentedRegisters)
+      fmt::print(stderr, "  kernel {}: {} registers instrumented, every block size still fits\n", k.name,
+                 *k.instrumentedRegisters);
     else
-      fmt::print(stderr, "  kernel {}: no register limit\n", k.name);
+      fmt::print(stderr, "  kernel {}: registers not measured\n", k.name);
   }
 }
 
@@ -156,19 +160,24 @@ int main(int argc, char** argv) {
         }
         if (ptxas.empty()) ptxas = cucatch::toolchain::findPtxas(CUCATCH_DEFAULT_NVCC);
         if (ptxas.empty()) {
-          fmt::print(stderr, "{}: error: no ptxas found to measure the original kernels' registers (use --ptxas, "
+          fmt::print(stderr, "{}: error: no ptxas found to measure the kernels' registers (use --ptxas, "
                              "CUCATCH_PTXAS, or --register-limit=none)\n", sourceName);
           return 2;
         }
         auto ptxasArgs = cucatch::toolchain::splitOptions(ptxasOptions);
-        cucatch::instrument::RegisterLimitOptions limit;
-        limit.limits = *limits;
-        limit.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
-        // Only kernels without launch bounds of their own need measuring.
-        bool needed = false;
-        for (const auto& k : cucatch::instrument::kernelsOf(module)) needed |= k.boundedBy.empty();
-        if (needed) limit.originalRegisters = cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text).kernels;
-        options.registerLimit = std::move(limit);
+        cucatch::instrument::RegisterLimitSetup setup;
+        setup.limits = *limits;
+        setup.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
+        // (By value: the measurements run after this block.)
+        setup.measureInstrumented = [ptxas, arch, ptxasArgs](const cucatch::ptx::Module& instrumented) {
+          return cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, cucatch::ptx::print(instrumented),
+                                                      "the instrumented module")
+              .kernels;
+        };
+        setup.measureOriginal = [ptxas, arch, ptxasArgs, &text] {
+          return cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text, "the original module").kernels;
+        };
+        options.registerLimit = std::move(setup);
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);

@@ -12,7 +12,25 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   instrumentGlobalAccesses(module, unit);
   // After the checks, which refuse functions that already use cucatch's register names.
   untagExternalCallArguments(module, unit);
-  unit.kernels = options.registerLimit ? limitKernelRegisters(module, *options.registerLimit) : kernelsOf(module);
+  unit.kernels = kernelsOf(module);
+  if (const auto& setup = options.registerLimit) {
+    // The kernels as they will be compiled: with the unit's declarations (what the checks
+    // reference), without caps.
+    ptx::Module probe = module;
+    addUnitDeclarations(probe, unit, options.emitSiteTable);
+    RegisterLimitOptions limit;
+    limit.limits = setup->limits;
+    limit.maxRegisterCount = setup->maxRegisterCount;
+    limit.instrumentedRegisters = setup->measureInstrumented(probe);
+    bool narrower = false;
+    for (const auto& k : unit.kernels) {
+      auto it = limit.instrumentedRegisters.find(k.name);
+      narrower |= k.boundedBy.empty() && (it == limit.instrumentedRegisters.end() ||
+                                          mayNarrowBlocks(it->second, setup->limits));
+    }
+    if (narrower) limit.originalRegisters = setup->measureOriginal();
+    unit.kernels = limitKernelRegisters(module, limit);
+  }
   addUnitDeclarations(module, unit, options.emitSiteTable);
   return unit;
 }

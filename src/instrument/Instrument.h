@@ -3,7 +3,10 @@
 // every instrumented module carries for the runtime.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "instrument/RegisterLimit.h"
 #include "instrument/Unit.h"
@@ -11,15 +14,28 @@
 
 namespace cucatch::instrument {
 
+// Each kernel's registers as the target's compiler assigns them (the tools run ptxas; JIT mode
+// would ask the driver).
+using RegisterCounts = std::map<std::string, unsigned>;
+
+struct RegisterLimitSetup {
+  RegisterFileLimits limits;
+  std::optional<unsigned> maxRegisterCount;  // -maxrregcount in force
+  // The instrumented module (as it will be compiled, uncapped), and the original one; the
+  // original is only measured when some instrumented kernel may accept smaller blocks.
+  std::function<RegisterCounts(const ptx::Module& instrumented)> measureInstrumented;
+  std::function<RegisterCounts()> measureOriginal;
+};
+
 struct InstrumentOptions {
   bool emitSiteTable = true;  // the JSON site table as a module variable
-  // With the original kernels' registers: cap each instrumented kernel (RegisterLimit.h).
-  // Without: no cap (the instrumented kernels may accept smaller blocks than the originals).
-  std::optional<RegisterLimitOptions> registerLimit;
+  // Without: no register caps (the instrumented kernels may accept smaller blocks than the
+  // originals did).
+  std::optional<RegisterLimitSetup> registerLimit;
 };
 
 // Instruments `module` in place. Throws std::runtime_error for modules it must refuse (already
-// instrumented, or using cucatch's reserved names).
+// instrumented, or using cucatch's reserved names), and what the measurements throw.
 UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& options = {});
 
 }  // namespace cucatch::instrument

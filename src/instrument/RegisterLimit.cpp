@@ -61,20 +61,28 @@ std::vector<KernelLimit> kernelsOf(const Module& module) {
   return out;
 }
 
+bool mayNarrowBlocks(unsigned instrumented, const RegisterFileLimits& limits) {
+  return maxThreadsPerBlock(instrumented, limits) < limits.maxThreadsPerBlock;
+}
+
 std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
   std::vector<KernelLimit> out = kernelsOf(module);
+  auto lookup = [](const std::map<std::string, unsigned>& m, const std::string& k) -> std::optional<unsigned> {
+    auto it = m.find(k);
+    return it == m.end() ? std::nullopt : std::optional<unsigned>(it->second);
+  };
   for (Function* f : module.functions()) {
     if (!f->isEntry || !f->hasBody) continue;
     auto k = std::find_if(out.begin(), out.end(), [&](const KernelLimit& x) { return x.name == f->name; });
-    auto measured = options.originalRegisters.find(f->name);
-    if (measured == options.originalRegisters.end()) continue;
-    k->originalRegisters = measured->second;
+    k->originalRegisters = lookup(options.originalRegisters, f->name);
+    k->instrumentedRegisters = lookup(options.instrumentedRegisters, f->name);
     if (!k->boundedBy.empty()) continue;
-    unsigned threads = maxThreadsPerBlock(measured->second, options.limits);
+    // The largest block the original accepted (all of them, where it was not measured).
+    unsigned threads = k->originalRegisters ? maxThreadsPerBlock(*k->originalRegisters, options.limits)
+                                            : options.limits.maxThreadsPerBlock;
+    if (k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads)
+      continue;  // it fits as it is
     unsigned cap = registerCapFor(threads, options.limits);
-    // Never below what the original used (the arithmetic above guarantees it; a cap below the
-    // original would only add spills).
-    cap = std::max(cap, measured->second);
     if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
     k->registerLimit = cap;
     FunctionAttribute maxnreg;

@@ -50,6 +50,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
   for (const auto& k : result.kernels) {
     nlohmann::json kernel = nlohmann::json::object();
     if (k.originalRegisters) kernel["registers"] = *k.originalRegisters;
+    if (k.instrumentedRegisters) kernel["instrumented_registers"] = *k.instrumentedRegisters;
     if (k.registerLimit) kernel["register_limit"] = *k.registerLimit;
     if (!k.boundedBy.empty()) kernel["bounded_by"] = k.boundedBy;
     kernels[k.name] = std::move(kernel);

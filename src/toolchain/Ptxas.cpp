@@ -75,7 +75,8 @@ std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options
 }
 
 RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
-                                const std::vector<std::string>& options, const std::string& ptx) {
+                                const std::vector<std::string>& options, const std::string& ptx,
+                                const std::string& what) {
   const char* tmpdir = std::getenv("TMPDIR");
   std::string input = fmt::format("{}/cucatch-measure-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
   int fd = ::mkstemps(input.data(), 4);
@@ -124,9 +125,8 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   ::unlink(input.c_str());
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     // ptxas names its temporary input; say which module it was instead.
-    throw std::runtime_error(fmt::format("{} -arch={} could not compile the original module to measure its "
-                                         "kernels' registers:\n{}",
-                                         ptxas, arch, output));
+    throw std::runtime_error(fmt::format("{} -arch={} could not compile {} to measure its kernels' registers:\n{}",
+                                         ptxas, arch, what, output));
   }
   return parseVerboseOutput(output);
 }

@@ -22,9 +22,10 @@ struct RegisterCounts {
 
 // Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` (output discarded) and reads each kernel's
 // register count from what ptxas prints. Throws std::runtime_error with ptxas's diagnostics when
-// it cannot be run or rejects the module.
+// it cannot be run or rejects the module (`what` names the module in the message).
 RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
-                                const std::vector<std::string>& options, const std::string& ptx);
+                                const std::vector<std::string>& options, const std::string& ptx,
+                                const std::string& what);
 
 // Parses `ptxas -v` output: "Compiling entry function 'NAME' for 'sm_XX'" followed (before the
 // next entry) by "Used N registers".

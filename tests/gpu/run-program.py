@@ -10,9 +10,15 @@
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
       that memory kind).
 
-  Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set;
+  // cucatch-expect: launch-refused kernel=SUBSTRING
+      NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
+      "cucatch: error: the launch of kernel ..." with its registers.
+
+  Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set
+  ("// cucatch-build-env: VAR=VALUE" is for building it, in tests/CMakeLists.txt);
   "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
-  (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers;
+  (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
+  "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
   host-side errors are caught in a program cucatch-nvcc did not build; "// cucatch-also: with
@@ -109,6 +115,8 @@ def main():
             fail(f"output differs:\n--- plain\n{p.stdout}\n--- cucatch\n{c.stdout}")
         if "// cucatch-expect-tagged" in text and "pointers: tagged" not in c.stderr.splitlines():
             fail(f"the cucatch build did not run with tagged pointers:\n{c.stderr[-3000:]}")
+        if "// cucatch-expect-raw" in text and "pointers: raw" not in c.stderr.splitlines():
+            fail(f"the cucatch build did not run with raw pointers:\n{c.stderr[-3000:]}")
         if "// cucatch-also: with tags on, fails with the CUCATCH_TAGS=0 hint" in text:
             t = run(checked_cmd, env=dict(env, CUCATCH_TAGS="1"))
             hint = [l for l in t.stderr.splitlines() if l.startswith("cucatch: warning:") and "CUCATCH_TAGS=0" in l]
@@ -116,6 +124,16 @@ def main():
                 fail(f"with tags on: exit {t.returncode}, expected a failure and the CUCATCH_TAGS=0 hint\n"
                      f"{t.stderr[-3000:]}")
         print(f"PASS: {a.name}: silent, output identical ({p.stdout.strip()})")
+        return 0
+
+    if words[0] == "launch-refused":
+        kernel = next((w[len("kernel="):] for w in words[1:] if w.startswith("kernel=")), "")
+        c = run(checked_cmd, env=env)
+        explained = [l for l in c.stderr.splitlines()
+                     if l.startswith("cucatch: error: the launch of kernel") and kernel in l and "registers" in l]
+        if c.returncode == 0 or not explained:
+            fail(f"exit {c.returncode}, expected a failure explained by cucatch for kernel {kernel}:\n{c.stderr[-3000:]}")
+        print(f"PASS: {a.name}: {explained[0]}")
         return 0
 
     kind = words[0]

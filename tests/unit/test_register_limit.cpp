@@ -79,14 +79,18 @@ ret;
 )";
 }  // namespace
 
-TEST_CASE("kernels get a cap from their measured registers", "[register-limit]") {
+TEST_CASE("a kernel whose instrumented registers narrow its blocks gets a cap", "[register-limit]") {
   auto m = parse(kTwoKernels);
   RegisterLimitOptions o;
+  // a: 100 registers originally (608 threads at most); 140 instrumented (448): capped at the
+  // most that keeps 608, 104.
   o.originalRegisters = {{"a", 100}, {"b", 30}};
+  o.instrumentedRegisters = {{"a", 140}, {"b", 90}};
   auto kernels = limitKernelRegisters(m, o);
   REQUIRE(kernels.size() == 2);
   CHECK(kernels[0].name == "a");
   CHECK(kernels[0].originalRegisters == 100u);
+  CHECK(kernels[0].instrumentedRegisters == 140u);
   CHECK(kernels[0].registerLimit == 104u);
   // .reqntid bounds b already.
   CHECK(kernels[1].boundedBy == ".reqntid");
@@ -99,19 +103,38 @@ TEST_CASE("kernels get a cap from their measured registers", "[register-limit]")
   CHECK(fs[2]->attributes.empty());      // device functions get none
 }
 
+TEST_CASE("a kernel that still accepts its original's blocks gets no cap", "[register-limit]") {
+  auto m = parse(kTwoKernels);
+  RegisterLimitOptions o;
+  // Up to 64 registers every block size fits; 100 -> 104 keeps 608 threads.
+  o.instrumentedRegisters = {{"a", 64}};
+  CHECK_FALSE(limitKernelRegisters(m, o)[0].registerLimit);
+  auto m2 = parse(kTwoKernels);
+  o.instrumentedRegisters = {{"a", 104}};
+  o.originalRegisters = {{"a", 100}};
+  CHECK_FALSE(limitKernelRegisters(m2, o)[0].registerLimit);
+  CHECK(m2.functions()[0]->attributes.empty());
+  CHECK_FALSE(mayNarrowBlocks(64, *registerFileLimits("sm_90")));
+  CHECK(mayNarrowBlocks(65, *registerFileLimits("sm_90")));
+}
+
+TEST_CASE("without the original's count a narrowing kernel is held to the largest block", "[register-limit]") {
+  auto m = parse(kTwoKernels);
+  RegisterLimitOptions o;
+  o.instrumentedRegisters = {{"a", 90}};
+  CHECK(limitKernelRegisters(m, o)[0].registerLimit == 64u);
+  // Not measured at all: capped too.
+  auto m2 = parse(kTwoKernels);
+  CHECK(limitKernelRegisters(m2, {})[0].registerLimit == 64u);
+}
+
 TEST_CASE("the cap never exceeds -maxrregcount", "[register-limit]") {
   auto m = parse(kTwoKernels);
   RegisterLimitOptions o;
   o.originalRegisters = {{"a", 30}};
+  o.instrumentedRegisters = {{"a", 80}};
   o.maxRegisterCount = 40;
   CHECK(limitKernelRegisters(m, o)[0].registerLimit == 40u);
-}
-
-TEST_CASE("a kernel that was not measured gets no cap", "[register-limit]") {
-  auto m = parse(kTwoKernels);
-  auto kernels = limitKernelRegisters(m, {});
-  CHECK_FALSE(kernels[0].registerLimit);
-  CHECK(m.functions()[0]->attributes.empty());
 }
 
 TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {

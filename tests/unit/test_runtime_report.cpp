@@ -61,8 +61,11 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   auto parsed = cucatch::ptx::parseModule(kModule, "k.ptx");
   REQUIRE(parsed.ok());
   cucatch::instrument::InstrumentOptions options;
-  options.registerLimit = cucatch::instrument::RegisterLimitOptions{};
-  options.registerLimit->originalRegisters = {{"k", 12}};
+  cucatch::instrument::RegisterLimitSetup setup;
+  setup.limits = *cucatch::instrument::registerFileLimits("sm_80");
+  setup.measureInstrumented = [](const cucatch::ptx::Module&) { return cucatch::instrument::RegisterCounts{{"k", 70}}; };
+  setup.measureOriginal = [] { return cucatch::instrument::RegisterCounts{{"k", 12}}; };
+  options.registerLimit = setup;
   auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
   REQUIRE(result.sites.size() == 1);
   SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));

@@ -1,0 +1,37 @@
+// cucatch-expect: clean
+// cucatch-expect-tagged
+// A stream-ordered allocation from an exportable memory pool, exported for another process:
+// the driver must get the pointer raw (it answered cudaErrorInvalidValue to the tagged one).
+#include "common.h"
+__global__ void fill(int* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = i;
+}
+int main() {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  cudaMemPool_t pool;
+  CHECK(cudaMemPoolCreate(&pool, &props));
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  const int n = 1 << 16;
+  int* p;
+  CHECK(cudaMallocFromPoolAsync((void**)&p, n * 4, pool, s));
+  sayWhetherTagged(p);
+  fill<<<n / 256, 256, 0, s>>>(p, n);
+  CHECK(cudaStreamSynchronize(s));
+  cudaMemPoolPtrExportData data;
+  CHECK(cudaMemPoolExportPointer(&data, p));
+  int fd = -1;
+  CHECK(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
+  std::printf("exported: %s\n", fd >= 0 ? "yes" : "no");
+  int last;
+  CHECK(cudaMemcpy(&last, p + n - 1, 4, cudaMemcpyDeviceToHost));
+  std::printf("last %d\n", last);
+  CHECK(cudaFreeAsync(p, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaMemPoolDestroy(pool));
+}
