@@ -47,7 +47,8 @@ def build_cmake(a, source, build, compiler):
     if p.returncode != 0:
         return f"cmake configure failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     # Keep going past a failing target: each program is judged on its own.
-    p = run(["cmake", "--build", build, "-j", str(a.jobs), "--", "-k", "0" if shutil.which("ninja") else "-k"])
+    targets = [x for t in a.target for x in ("--target", t)]
+    p = run(["cmake", "--build", build, "-j", str(a.jobs)] + targets + ["--", "-k", "0" if shutil.which("ninja") else "-k"])
     with open(os.path.join(build, "cucatch-build.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     return None
@@ -145,7 +146,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--parallel", type=int, default=4, help="programs run at a time")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--target", action="append", default=[], help="build only these CMake targets (repeatable)")
     ap.add_argument("--build-only", action="store_true", help="build both and list the programs, run nothing")
+    ap.add_argument("--skip-build", action="store_true", help="use the builds already in --work")
     ap.add_argument("--json", help="also write the results here")
     a = ap.parse_args()
     source = os.path.abspath(a.source)
@@ -155,6 +158,8 @@ def main():
               "cucatch": os.path.abspath(os.path.join(a.work, "cucatch"))}
     compilers = {"nvcc": os.path.abspath(a.nvcc), "cucatch": os.path.abspath(a.cucatch_nvcc)}
     for which in builds:
+        if a.skip_build:
+            break
         start = time.time()
         error = (build_cmake if system == "cmake" else build_make)(a, source, builds[which], compilers[which])
         if error:

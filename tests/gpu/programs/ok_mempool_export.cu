@@ -23,10 +23,11 @@ int main() {
   sayWhetherTagged(p);
   fill<<<n / 256, 256, 0, s>>>(p, n);
   CHECK(cudaStreamSynchronize(s));
-  cudaMemPoolPtrExportData data;
-  CHECK(cudaMemPoolExportPointer(&data, p));
+  // As the IPC sample does: the pool's handle first, then the pointer.
   int fd = -1;
   CHECK(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
+  cudaMemPoolPtrExportData data;
+  CHECK(cudaMemPoolExportPointer(&data, p));
   std::printf("exported: %s\n", fd >= 0 ? "yes" : "no");
   int last;
   CHECK(cudaMemcpy(&last, p + n - 1, 4, cudaMemcpyDeviceToHost));
