@@ -119,8 +119,8 @@ int asCicc(int argc, char** argv) {
   }
   std::string ptx = env("CUCATCH_PTX");
   std::vector<std::string> rewrite{ptx, "--mode=check", *output, "-o", *output};
-  // The original's registers are measured with the toolkit's own ptxas, which nvcc runs next.
-  rewrite.push_back("--ptxas=" + env("CUCATCH_REAL_PTXAS"));
+  // The kernels' registers are measured with the toolkit's own ptxas, which nvcc runs next.
+  if (std::string ptxas = env("CUCATCH_REAL_PTXAS"); !ptxas.empty()) rewrite.push_back("--ptxas=" + ptxas);
   if (!ptxasOptions.empty()) rewrite.push_back("--ptxas-options=" + ptxasOptions);
   // Reports name the module by its source, not by nvcc's temporary file.
   if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
@@ -212,12 +212,13 @@ Profile evaluateProfile(const fs::path& nvcc) {
   return result;
 }
 
-// The ptxas nvcc will run: the first on the PATH its profile sets.
+// The ptxas nvcc will run: the first on the PATH its profile sets ("" if none: cucatch-ptx then
+// says so when it needs one).
 std::string ptxasOf(const std::string& path) {
   std::stringstream dirs(path);
   for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && ::access((fs::path(dir) / "ptxas").c_str(), X_OK) == 0) return (fs::path(dir) / "ptxas").string();
-  fail("nvcc.profile's PATH has no ptxas (" + path + ")");
+  return {};
 }
 
 // The options the nvcc command line passes to ptxas (-Xptxas A,B / --ptxas-options=A,B), as one

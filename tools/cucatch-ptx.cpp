@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);
-    } catch (const std::runtime_error& e) {
+    } catch (const std::exception& e) {  // refusals, ptxas failures, a malformed -maxrregcount
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;
     }

@@ -3,8 +3,9 @@
 // functions (dynamic parallelism: __cudaCDP2Malloc writes through its first argument) and any
 // function declared but not defined in the module are such code. So every 64-bit argument of a
 // direct call to a function without a body in this module that may hold a pointer is untagged
-// on its way into the call's parameter, if it carries the shape of a cucatch tag (a non-zero top
-// byte over a 47-bit address); other values pass unchanged.
+// on its way into the call's parameter, if it is a pointer the runtime tagged: its tag names a
+// table entry with that tag, whose allocation it points into (READMETADATA, then a compare).
+// Anything else, a 64-bit integer whatever its bits, passes unchanged.
 //
 // Under -rdc the callee may be instrumented code of another unit: it then finds the metadata of
 // the untagged pointer through the shadow map and only the temporal tag is lost.

@@ -17,7 +17,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     // The kernels as they will be compiled: with the unit's declarations (what the checks
     // reference), without caps.
     ptx::Module probe = module;
-    addUnitDeclarations(probe, unit, options.emitSiteTable);
+    addUnitDeclarations(probe, unit);
     RegisterLimitOptions limit;
     limit.limits = setup->limits;
     limit.maxRegisterCount = setup->maxRegisterCount;
@@ -31,7 +31,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     if (narrower) limit.originalRegisters = setup->measureOriginal();
     unit.kernels = limitKernelRegisters(module, limit);
   }
-  addUnitDeclarations(module, unit, options.emitSiteTable);
+  addUnitDeclarations(module, unit);
   return unit;
 }
 

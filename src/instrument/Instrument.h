@@ -28,7 +28,6 @@ struct RegisterLimitSetup {
 };
 
 struct InstrumentOptions {
-  bool emitSiteTable = true;  // the JSON site table as a module variable
   // Without: no register caps (the instrumented kernels may accept smaller blocks than the
   // originals did).
   std::optional<RegisterLimitSetup> registerLimit;

@@ -169,7 +169,9 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
     else
       s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
   }
-  s += fmt::format("@!{} bra.uni {};\n", r.q(0), c.okLabel);
+  // Plain bra: whether an access is in bounds differs between the threads of a warp, and .uni
+  // would promise that it does not.
+  s += fmt::format("@!{} bra {};\n", r.q(0), c.okLabel);
   // The slow path: the pointer's tag goes into the top byte of the reported metadata word.
   s += fmt::format("shr.u64 {t3}, {ptr}, {tagShift};\ncvt.u32.u64 {u1}, {t3};\nshl.b32 {u1}, {u1}, {shift};\n"
                    "or.b32 {u1}, {u1}, {meta};\n",
@@ -229,14 +231,26 @@ std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v) {
       fmt::arg("o48", abi::kErrorHeaderBytes + abi::kRecordBlockZOffset));
 }
 
-std::string untagIfTagged(const std::string& dst, const std::string& src, const std::string& tmp,
-                          const std::string& pred) {
-  // Bits 47..55 are zero in every pointer the runtime tags (47-bit addresses below the tag).
-  return fmt::format(
-      "shr.u64 {t}, {s}, 47;\nand.b64 {t}, {t}, 511;\nsetp.eq.u64 {p}, {t}, 0;\nand.b64 {d}, {s}, {mask};\n"
-      "selp.b64 {d}, {d}, {s}, {p};\n",
-      fmt::arg("t", tmp), fmt::arg("s", src), fmt::arg("p", pred), fmt::arg("d", dst),
-      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)));
+std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
+                        const std::string& pred) {
+  // After READMETADATA: t1 the untagged address; t0 the pointer's tag (both set by it).
+  // ours = tag != 0 && entry tag == tag && untagged - base <= size.
+  return readMetadata(r, m, src, "") +
+         fmt::format(
+             "sub.s64 {t2}, {t1}, {base};\n"
+             "setp.le.u64 {p}, {t2}, {size};\n"
+             "setp.ne.u64 {q0}, {t0}, 0;\n"
+             "and.pred {p}, {p}, {q0};\n"
+             "shr.u32 {u0}, {meta}, {tagShift};\n"
+             "and.b32 {u0}, {u0}, 255;\n"
+             "cvt.u32.u64 {u1}, {t0};\n"
+             "setp.eq.u32 {q0}, {u0}, {u1};\n"
+             "and.pred {p}, {p}, {q0};\n"
+             "selp.b64 {dst}, {t1}, {src}, {p};\n",
+             fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)),
+             fmt::arg("u1", r.u(1)), fmt::arg("q0", r.q(0)), fmt::arg("p", pred), fmt::arg("base", m.base),
+             fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("tagShift", abi::kMetaTagShift),
+             fmt::arg("dst", dst), fmt::arg("src", src));
 }
 
 std::string unitKernelName(uint32_t unit) {

@@ -73,10 +73,12 @@ struct ViolationRecord {
 };
 std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v);
 
-// `dst` = `src` untagged when `src` has the shape of a tagged pointer (top byte over a 47-bit
-// address), else `src` unchanged; `tmp` (.b64) and `pred` are scratch.
-std::string untagIfTagged(const std::string& dst, const std::string& src, const std::string& tmp,
-                          const std::string& pred);
+// `dst` = `src` untagged when `src` is a pointer the runtime tagged: a non-zero tag naming a
+// table entry with that tag whose allocation `src` points into (or one past); else `src`
+// unchanged, so a 64-bit integer passes as it is whatever its bits. READMETADATA into `m`
+// (scratch), then the comparison; uses the function's scratch registers and `pred`.
+std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
+                        const std::string& pred);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

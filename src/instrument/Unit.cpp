@@ -74,12 +74,12 @@ size_t headerEnd(const Module& m) {
 
 }  // namespace
 
-void addUnitDeclarations(Module& module, const UnitResult& result, bool siteTable) {
+void addUnitDeclarations(Module& module, const UnitResult& result) {
   // The state symbol and ABI marker always (the runtime recognises an instrumented module by
   // them); the same for every module: parsed once per process.
   static const std::vector<TopLevel> kDeclarations = parseSyntheticItems(moduleDeclarations());
   std::vector<TopLevel> items = kDeclarations;
-  if (siteTable && (!result.sites.empty() || !result.kernels.empty())) {
+  if (!result.sites.empty() || !result.kernels.empty()) {
     // The empty kernel whose name tells the runtime that this unit, of this ABI version, is in a
     // loaded module.
     auto marker = parseSyntheticItems(fmt::format(".weak .entry {}()\n{{\nret;\n}}\n", unitKernelName(result.unit)));

@@ -58,7 +58,7 @@ void refuseInstrumented(const ptx::Module& module);
 std::string siteTableJson(const ptx::Module& module, const UnitResult& result);
 
 // Adds the state symbol and the ABI marker, and, when the unit has sites or kernels, its marker
-// kernel and (with `siteTable`) its site table.
-void addUnitDeclarations(ptx::Module& module, const UnitResult& result, bool siteTable = true);
+// kernel and its site table (without which the runtime would not know the unit's kernels).
+void addUnitDeclarations(ptx::Module& module, const UnitResult& result);
 
 }  // namespace cucatch::instrument

@@ -519,11 +519,12 @@ HOOK_SINCE(cuGraphAddMemFreeNode, 11040)(Fn real, CUgraphNode* node, CUgraph gra
 // ---- attributes that name an address: the access policy window ------------------------------
 
 // An access policy window (L2 persistence) names an address range the hardware must see raw.
+// Only the window is copied: the value union is smaller in older headers than in this cuda.h.
 template <class Value>
-Value stripWindow(const Value* v, unsigned attribute) {
-  Value c = *v;
-  if (attribute == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW)
-    c.accessPolicyWindow.base_ptr = Runtime::stripHost(c.accessPolicyWindow.base_ptr);
+Value stripWindow(const Value* v) {
+  Value c{};
+  c.accessPolicyWindow = v->accessPolicyWindow;
+  c.accessPolicyWindow.base_ptr = Runtime::stripHost(c.accessPolicyWindow.base_ptr);
   return c;
 }
 template <class Value>
@@ -533,8 +534,8 @@ void retagWindow(Value* v, unsigned attribute) {
         rt().programPointer(reinterpret_cast<CUdeviceptr>(v->accessPolicyWindow.base_ptr)));
 }
 HOOK_SINCE(cuStreamSetAttribute, 11000)(Fn real, CUstream s, CUstreamAttrID attribute, const CUstreamAttrValue* v) {
-  if (!v) return real(s, attribute, v);
-  CUstreamAttrValue c = stripWindow(v, attribute);
+  if (!v || attribute != CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) return real(s, attribute, v);
+  CUstreamAttrValue c = stripWindow(v);
   return rt().after(real(s, attribute, &c));
 }};
 HOOK_SINCE(cuStreamGetAttribute, 11000)(Fn real, CUstream s, CUstreamAttrID attribute, CUstreamAttrValue* v) {
@@ -544,8 +545,8 @@ HOOK_SINCE(cuStreamGetAttribute, 11000)(Fn real, CUstream s, CUstreamAttrID attr
 }};
 HOOK_SINCE(cuGraphKernelNodeSetAttribute, 11000)(Fn real, CUgraphNode node, CUkernelNodeAttrID attribute,
                                                  const CUkernelNodeAttrValue* v) {
-  if (!v) return real(node, attribute, v);
-  CUkernelNodeAttrValue c = stripWindow(v, attribute);
+  if (!v || attribute != CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) return real(node, attribute, v);
+  CUkernelNodeAttrValue c = stripWindow(v);
   return real(node, attribute, &c);
 }};
 HOOK_SINCE(cuGraphKernelNodeGetAttribute, 11000)(Fn real, CUgraphNode node, CUkernelNodeAttrID attribute,
@@ -578,10 +579,21 @@ HOOK_SINCE(cuGraphExecBatchMemOpNodeSetParams, 11070)(Fn real, CUgraphExec exec,
 }};
 
 // The generic node parameters (cuGraphAddNode and friends): every kind that names device
-// memory or launches a kernel.
+// memory or launches a kernel. The driver writes outputs into the struct it is given (a
+// conditional node's body graphs, a memory allocation node's address): the copy it worked on
+// goes back to the caller, with the caller's own (tagged) values in the fields cucatch changed.
+// Kinds with nothing to change reach the driver as they are.
 template <class Call>
 CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
   if (!p) return call(p);
+  switch (p->type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+    case CU_GRAPH_NODE_TYPE_MEM_FREE:
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: break;
+    default: return call(p);
+  }
   CUgraphNodeParams c = *p;
   LaunchArguments scratch;
   std::vector<CUstreamBatchMemOpParams> ops;
@@ -597,15 +609,24 @@ CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
       break;
     case CU_GRAPH_NODE_TYPE_MEMSET: c.memset.dst = strip(c.memset.dst); break;
     case CU_GRAPH_NODE_TYPE_MEM_FREE: c.free.dptr = strip(c.free.dptr); break;
-    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+    default:  // CU_GRAPH_NODE_TYPE_BATCH_MEM_OP
       ops = stripOps(c.memOp.paramArray, c.memOp.count);
       if (c.memOp.paramArray) c.memOp.paramArray = ops.data();
       break;
-    default: break;
   }
   CUresult r = call(&c);
-  // Outputs the driver writes back (the address of a memory allocation node) go to the caller.
-  if (r == CUDA_SUCCESS && c.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) p->alloc.dptr = c.alloc.dptr;
+  CUgraphNodeParams original = *p;
+  *p = c;
+  switch (c.type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+      p->kernel.kernelParams = original.kernel.kernelParams;
+      p->kernel.extra = original.kernel.extra;
+      break;
+    case CU_GRAPH_NODE_TYPE_MEMCPY: p->memcpy.copyParams = original.memcpy.copyParams; break;
+    case CU_GRAPH_NODE_TYPE_MEMSET: p->memset.dst = original.memset.dst; break;
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: p->free.dptr = original.free.dptr; break;
+    default: p->memOp.paramArray = original.memOp.paramArray; break;
+  }
   return r;
 }
 HOOK_SINCE(cuGraphAddNode, 12030)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
@@ -881,7 +902,8 @@ using DlsymFn = void* (*)(void*, const char*);
 DlsymFn realDlsym() {
   static DlsymFn real = [] {
     void* p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");  // x86-64 before glibc 2.34
+    if (!p) p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17");   // AArch64 before glibc 2.34
     return reinterpret_cast<DlsymFn>(p);
   }();
   return real;
@@ -962,14 +984,17 @@ void* exportedReal(const char* symbol) {
   extern "C" void cucatch_stub_##SYMBOL();                                                             \
   CUCATCH_EXPORT_STUB(#SYMBOL)
 #if defined(__x86_64__)
+// (endbr64: a valid indirect-branch target where CET is enforced; a no-op elsewhere.)
 #define CUCATCH_EXPORT_STUB(NAME)                                                                        \
-  asm(".text\n.globl " NAME "\n.type " NAME ",@function\n.globl cucatch_stub_" NAME "\n.hidden cucatch_stub_" \
-      NAME "\n" NAME ":\ncucatch_stub_" NAME ":\njmp *cucatch_target_" NAME "(%rip)\n.size " NAME ", .-" NAME "\n");
+  asm(".pushsection .text\n.globl " NAME "\n.type " NAME ",@function\n.globl cucatch_stub_" NAME            \
+      "\n.hidden cucatch_stub_" NAME "\n" NAME ":\ncucatch_stub_" NAME ":\nendbr64\n"                         \
+      "jmp *cucatch_target_" NAME "(%rip)\n.size " NAME ", .-" NAME "\n.popsection\n");
 #elif defined(__aarch64__)
+// (bti c: a valid indirect-call target where BTI is enforced; a no-op elsewhere.)
 #define CUCATCH_EXPORT_STUB(NAME)                                                                        \
-  asm(".text\n.globl " NAME "\n.type " NAME ",%function\n.globl cucatch_stub_" NAME "\n.hidden cucatch_stub_" \
-      NAME "\n" NAME ":\ncucatch_stub_" NAME ":\nadrp x16, cucatch_target_" NAME "\n"                            \
-      "ldr x16, [x16, :lo12:cucatch_target_" NAME "]\nbr x16\n.size " NAME ", .-" NAME "\n");
+  asm(".pushsection .text\n.globl " NAME "\n.type " NAME ",%function\n.globl cucatch_stub_" NAME            \
+      "\n.hidden cucatch_stub_" NAME "\n" NAME ":\ncucatch_stub_" NAME ":\nbti c\nadrp x16, cucatch_target_"   \
+      NAME "\nldr x16, [x16, :lo12:cucatch_target_" NAME "]\nbr x16\n.size " NAME ", .-" NAME "\n.popsection\n");
 #else
 #error "the exported driver stubs are written for x86-64 and AArch64"
 #endif
@@ -994,8 +1019,16 @@ const std::unordered_map<std::string, void*>& exportedDefinitions() {
 // Objects loaded since libcucatch was (dlopen'ed plugins linked with -lcuda) get their driver
 // references rebound at the next allocation or launch.
 void rebindNewObjects() {
-  size_t n = cucatch::runtime::rebindDriverReferences(exportedDefinitions(), reinterpret_cast<const void*>(&libcuda));
-  if (n) Runtime::get().log(fmt::format("{} references to driver entry points rebound to cucatch's", n));
+  cucatch::runtime::RebindTargets targets;
+  targets.definitions = &exportedDefinitions();
+  targets.self = reinterpret_cast<const void*>(&libcuda);
+  targets.foreign = [](const std::string& symbol) -> void* {
+    if (symbol.rfind("cufft", 0) == 0) return cucatch::runtime::libraryDefinition(symbol.c_str());
+    void* driver = libcuda();
+    return driver ? realDlsym()(driver, symbol.c_str()) : nullptr;
+  };
+  size_t n = cucatch::runtime::rebindReferences(targets);
+  if (n) Runtime::get().log(fmt::format("{} references to driver and library entry points rebound to cucatch's", n));
 }
 
 }  // namespace

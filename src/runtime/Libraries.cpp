@@ -6,7 +6,9 @@
 #include <link.h>
 
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,42 +16,37 @@
 
 namespace cucatch::runtime {
 
-namespace {
-
-struct Search {
-  const char* symbol;
-  const void* self;
-  void* found = nullptr;
-};
-
-// The definition of `symbol` in a loaded object other than libcucatch (where the library comes
-// first in the search order, RTLD_NEXT would not find it).
 void* libraryDefinition(const char* symbol) {
   Dl_info me{};
   dladdr(reinterpret_cast<void*>(&libraryDefinition), &me);
-  Search s{symbol, me.dli_fbase};
+  // The loaded objects' names first: no loader calls inside dl_iterate_phdr (it holds a lock
+  // the loader takes in the other order).
+  std::vector<std::string> names;
   dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
-    auto& s = *static_cast<Search*>(data);
-    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
-    void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle) return 0;
-    void* p = dlsym(handle, s.symbol);
+    if (info->dlpi_name && info->dlpi_name[0]) static_cast<std::vector<std::string>*>(data)->push_back(info->dlpi_name);
+    return 0;
+  }, &names);
+  for (const auto& name : names) {
+    void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) continue;
+    void* p = dlsym(handle, symbol);
     dlclose(handle);
     Dl_info where{};
-    if (p && dladdr(p, &where) && where.dli_fbase != s.self) {
-      s.found = p;
-      return 1;
-    }
-    return 0;
-  }, &s);
-  if (!s.found) Runtime::get().log(fmt::format("{} called, but no loaded library defines it", symbol));
-  return s.found;
+    if (p && dladdr(p, &where) && where.dli_fbase != me.dli_fbase) return p;
+  }
+  return nullptr;
 }
+
+namespace {
 
 // Calls the library's own definition of `Name` with `a`, or fails as the library would.
 template <const char* Name, class R, class... A>
 R callLibrary(R failure, A... a) {
-  static const auto f = reinterpret_cast<R (*)(A...)>(libraryDefinition(Name));
+  static const auto f = [] {
+    auto p = reinterpret_cast<R (*)(A...)>(libraryDefinition(Name));
+    if (!p) Runtime::get().log(fmt::format("{} called, but no loaded library defines it", Name));
+    return p;
+  }();
   return f ? f(a...) : failure;
 }
 

@@ -15,5 +15,8 @@ namespace cucatch::runtime {
 
 // Symbol name -> libcucatch's definition, for every library entry point exported here.
 const std::unordered_map<std::string, void*>& libraryDefinitions();
+// The definition of `symbol` in a loaded object other than libcucatch (where the library comes
+// first in the search order, RTLD_NEXT would not find it); nullptr if none.
+void* libraryDefinition(const char* symbol);
 
 }  // namespace cucatch::runtime

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace cucatch::runtime {
 
@@ -26,44 +27,66 @@ constexpr uint32_t kJumpSlot = R_AARCH64_JUMP_SLOT, kGlobDat = R_AARCH64_GLOB_DA
 #error "rebinding GOT slots is written for x86-64 and AArch64"
 #endif
 
-struct Context {
-  const std::unordered_map<std::string, void*>* definitions;
-  uintptr_t selfBase;
-  std::set<std::pair<uintptr_t, std::string>>* visited;
+using Object = std::pair<uintptr_t, std::string>;  // load bias, path ("" for the program)
+
+bool skipped(uintptr_t base, std::string_view name, uintptr_t self) {
+  // Our own references, libcuda's to itself, the loader and the vDSO stay as they are.
+  return base == self || name.find("libcuda.so") != std::string_view::npos ||
+         name.find("ld-linux") != std::string_view::npos || name.find("linux-vdso") != std::string_view::npos;
+}
+
+struct Counters {
+  unsigned long long adds = 0, subs = 0;
+};
+
+Counters loaderCounters() {
+  Counters c;
+  dl_iterate_phdr([](dl_phdr_info* info, size_t size, void* out) {
+    auto* c = static_cast<Counters*>(out);
+    c->adds = info->dlpi_adds;
+    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) c->subs = info->dlpi_subs;
+    return 1;
+  }, &c);
+  return c;
+}
+
+struct Rewrite {
+  const RebindTargets* targets;
+  const std::unordered_map<std::string, void*>* foreign;  // symbol -> the loader's binding
+  const std::set<Object>* ready;
+  std::set<Object>* done;
   size_t rewritten = 0;
 };
 
-// Writes `value` into the slot at `slot`, making its page writable for the moment if it is in
-// the object's read-only-after-relocation segment.
-void writeSlot(void** slot, void* value, uintptr_t relroStart, uintptr_t relroEnd) {
-  uintptr_t a = reinterpret_cast<uintptr_t>(slot);
-  bool relro = a >= relroStart && a < relroEnd;
-  long pageSize = sysconf(_SC_PAGESIZE);
-  void* page = reinterpret_cast<void*>(a & ~uintptr_t(pageSize - 1));
-  if (relro && mprotect(page, pageSize, PROT_READ | PROT_WRITE) != 0) return;
-  __atomic_store_n(slot, value, __ATOMIC_RELEASE);
-  if (relro) mprotect(page, pageSize, PROT_READ);
-}
-
-int visit(dl_phdr_info* info, size_t, void* data) {
-  auto& c = *static_cast<Context*>(data);
+int rewriteObject(dl_phdr_info* info, size_t, void* data) {
+  auto& w = *static_cast<Rewrite*>(data);
+  Object object{info->dlpi_addr, info->dlpi_name ? info->dlpi_name : ""};
+  if (!w.ready->count(object)) return 0;
   uintptr_t base = info->dlpi_addr;
-  std::string_view name = info->dlpi_name ? info->dlpi_name : "";
-  if (!c.visited->emplace(base, std::string(name)).second) return 0;
-  // Our own references, libcuda's to itself, the loader and the vDSO stay as they are.
-  if (base == c.selfBase || name.find("libcuda.so") != std::string_view::npos ||
-      name.find("ld-linux") != std::string_view::npos || name.find("linux-vdso") != std::string_view::npos)
-    return 0;
   const ElfW(Dyn)* dynamic = nullptr;
   uintptr_t relroStart = 0, relroEnd = 0;
+  long pageSize = sysconf(_SC_PAGESIZE);
+  struct Range {
+    uintptr_t start, end;
+    bool writable;
+  };
+  std::vector<Range> loads;
+  uintptr_t lowest = UINTPTR_MAX, highest = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& p = info->dlpi_phdr[i];
     if (p.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + p.p_vaddr);
     if (p.p_type == PT_GNU_RELRO) {
-      relroStart = base + p.p_vaddr;
-      relroEnd = relroStart + p.p_memsz;
+      // As the loader protects it: whole pages only; the page holding its end stays writable.
+      relroStart = (base + p.p_vaddr) & ~uintptr_t(pageSize - 1);
+      relroEnd = (base + p.p_vaddr + p.p_memsz) & ~uintptr_t(pageSize - 1);
+    }
+    if (p.p_type == PT_LOAD) {
+      loads.push_back({base + p.p_vaddr, base + p.p_vaddr + p.p_memsz, (p.p_flags & PF_W) != 0});
+      lowest = std::min(lowest, base + p.p_vaddr);
+      highest = std::max(highest, base + p.p_vaddr + p.p_memsz);
     }
   }
+  w.done->insert(object);
   if (!dynamic) return 0;
   const ElfW(Sym)* symtab = nullptr;
   const char* strtab = nullptr;
@@ -94,14 +117,30 @@ int visit(dl_phdr_info* info, size_t, void* data) {
       uint32_t type = ELF64_R_TYPE(r.r_info);
       uint32_t index = ELF64_R_SYM(r.r_info);
       if (index == 0 || !(type == kJumpSlot || type == kGlobDat || (type == kAbs64 && r.r_addend == 0))) continue;
+      if (symtab[index].st_shndx != SHN_UNDEF) continue;  // the object's own definition
       const char* symbol = strtab + symtab[index].st_name;
       if (symbol[0] != 'c' || symbol[1] != 'u') continue;
-      auto it = c.definitions->find(symbol);
-      if (it == c.definitions->end()) continue;
+      auto ours = w.targets->definitions->find(symbol);
+      if (ours == w.targets->definitions->end()) continue;
       auto* slot = reinterpret_cast<void**>(base + r.r_offset);
-      if (*slot == it->second) continue;
-      writeSlot(slot, it->second, relroStart, relroEnd);
-      ++c.rewritten;
+      void* current = *slot;
+      if (current == ours->second) continue;
+      auto theirs = w.foreign->find(symbol);
+      bool bound = theirs != w.foreign->end() && theirs->second && current == theirs->second;
+      // Lazy binding not done yet: the slot points at the object's own PLT stub.
+      bool lazy = type == kJumpSlot && reinterpret_cast<uintptr_t>(current) >= lowest &&
+                  reinterpret_cast<uintptr_t>(current) < highest;
+      if (!bound && !lazy) continue;  // reassigned, or another interposer's
+      uintptr_t a = reinterpret_cast<uintptr_t>(slot);
+      bool relro = a >= relroStart && a < relroEnd;
+      bool writable = false;
+      for (const auto& l : loads) writable |= a >= l.start && a < l.end && l.writable;
+      if (!relro && !writable) continue;  // text relocations: not ours to change
+      void* page = reinterpret_cast<void*>(a & ~uintptr_t(pageSize - 1));
+      if (relro && mprotect(page, pageSize, PROT_READ | PROT_WRITE) != 0) continue;
+      __atomic_store_n(slot, ours->second, __ATOMIC_RELEASE);
+      if (relro) mprotect(page, pageSize, PROT_READ);
+      ++w.rewritten;
     }
   }
   return 0;
@@ -109,26 +148,52 @@ int visit(dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
-size_t rebindDriverReferences(const std::unordered_map<std::string, void*>& definitions, const void* self) {
+size_t rebindReferences(const RebindTargets& targets) {
   static std::mutex mutex;
-  static std::set<std::pair<uintptr_t, std::string>> visited;
-  static unsigned long long lastAdds = ~0ull;
-  // The loader counts the objects it has loaded: nothing new, nothing to do (one callback).
-  unsigned long long adds = 0;
-  dl_iterate_phdr([](dl_phdr_info* info, size_t, void* out) {
-    *static_cast<unsigned long long*>(out) = info->dlpi_adds;
-    return 1;
-  }, &adds);
+  static std::set<Object> done;
+  static Counters last{~0ull, ~0ull};
+  Counters now = loaderCounters();
   std::lock_guard lock(mutex);
-  if (adds == lastAdds) return 0;
-  lastAdds = adds;
-  Dl_info info{};
-  if (!dladdr(self, &info)) return 0;
-  Context c{&definitions, reinterpret_cast<uintptr_t>(info.dli_fbase), &visited};
-  // dli_fbase is the lowest mapped address; dlpi_addr the load bias: for a shared object built
-  // to load at 0 they are the same.
-  dl_iterate_phdr(visit, &c);
-  return c.rewritten;
+  if (now.adds == last.adds && now.subs == last.subs) return 0;
+  Dl_info self{};
+  if (!dladdr(targets.self, &self)) return 0;
+  // An object unloaded and another loaded at its address must be looked at again.
+  if (now.subs != last.subs) done.clear();
+  // 1. The objects not yet rebound (no loader calls inside the iteration: it holds a lock the
+  //    loader takes in the other order).
+  struct Collect {
+    uintptr_t self;
+    const std::set<Object>* done;
+    std::vector<Object> found;
+  } collect{reinterpret_cast<uintptr_t>(self.dli_fbase), &done, {}};
+  dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
+    auto& c = *static_cast<Collect*>(data);
+    Object o{info->dlpi_addr, info->dlpi_name ? info->dlpi_name : ""};
+    if (!c.done->count(o) && !skipped(o.first, o.second, c.self)) c.found.push_back(std::move(o));
+    return 0;
+  }, &collect);
+  if (collect.found.empty()) {
+    last = now;
+    return 0;
+  }
+  // 2. Each is fully loaded and relocated once dlopen(RTLD_NOLOAD) returns it (that waits for a
+  //    load in progress), and stays loaded while we hold the handle.
+  std::set<Object> ready;
+  std::vector<void*> handles;
+  for (const auto& o : collect.found) {
+    void* h = o.second.empty() ? dlopen(nullptr, RTLD_LAZY) : dlopen(o.second.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) continue;
+    handles.push_back(h);
+    ready.insert(o);
+  }
+  std::unordered_map<std::string, void*> foreign;
+  for (const auto& [name, ours] : *targets.definitions) foreign[name] = targets.foreign ? targets.foreign(name) : nullptr;
+  // 3. Rewrite.
+  Rewrite w{&targets, &foreign, &ready, &done};
+  dl_iterate_phdr(rewriteObject, &w);
+  for (void* h : handles) dlclose(h);
+  last = now;
+  return w.rewritten;
 }
 
 }  // namespace cucatch::runtime

@@ -282,19 +282,25 @@ bool Runtime::allocatedByLibrary() {
     std::string_view file = info.dli_fname ? info.dli_fname : "";
     if (file.find("libcuda.so") != std::string_view::npos || file.find("libcudart.so") != std::string_view::npos)
       continue;
-    auto known = objectIsLibrary_.find(map);
+    // The program itself, and code built by cucatch-nvcc, get tagged pointers. (Keyed by where
+    // and what the object is: a link map may be reused after an unload.)
+    std::string key = fmt::format("{}@{}", file, info.dli_fbase);
+    std::lock_guard lock(objectsMutex_);
+    auto known = objectIsLibrary_.find(key);
     if (known == objectIsLibrary_.end())
-      // The program itself, and code built by cucatch-nvcc, get tagged pointers.
-      known = objectIsLibrary_.emplace(map, map->l_name && map->l_name[0] && !linksCucatch(map)).first;
+      known = objectIsLibrary_.emplace(key, map->l_name && map->l_name[0] && !linksCucatch(map)).first;
     return known->second;
   }
   return false;
 }
 
 CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream, bool streamOrdered) {
+  // Before taking the runtime's lock: finding the caller's object takes the loader's lock, and a
+  // constructor run by dlopen may allocate while holding it.
+  bool byLibrary = options_.tags && allocatedByLibrary();
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
-  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace(), options_.tags && allocatedByLibrary());
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace(), byLibrary);
   publish(stream, streamOrdered);
   log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
@@ -600,14 +606,14 @@ void Runtime::launchRefused(void* function, const unsigned threads[3], CUresult 
   int registers = 0, maxThreads = 0;
   d_.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
   d_.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
-  unsigned block = threads[0] * threads[1] * threads[2];
+  uint64_t block = uint64_t(threads[0]) * threads[1] * threads[2];
   const char* error = "?";
   d_.cuGetErrorName(result, &error);
   const KernelRecord* k = kernelRecord(*m, name);
   std::string original = k && k->registers ? fmt::format("; without cucatch it used {} registers", *k->registers)
                                            : std::string();
   // Only a refusal that instrumentation can have caused is cucatch's to explain.
-  if (result == CUDA_ERROR_INVALID_VALUE && block <= static_cast<unsigned>(maxThreads)) return;
+  if (result == CUDA_ERROR_INVALID_VALUE && block <= static_cast<uint64_t>(maxThreads)) return;
   writeErr(fmt::format("cucatch: error: {} of kernel {} with {}x{}x{} threads per block failed ({}): instrumented, it "
                        "uses {} registers per thread and accepts at most {} threads per block{}. This launch may "
                        "have worked without cucatch: please report it (docs/runtime.md)\n",

@@ -158,7 +158,8 @@ class Runtime {
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 
-  std::unordered_map<const void*, bool> objectIsLibrary_;  // by link_map
+  std::mutex objectsMutex_;
+  std::unordered_map<std::string, bool> objectIsLibrary_;  // by object path and address
   std::unordered_map<std::string, ElfSymbols> elfSymbols_;  // by file, read at the first report that needs it
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;

@@ -6,7 +6,8 @@ A program linked with -lcuda calls the driver by symbol: cuMemAlloc_v2, cuLaunch
 For each hook, the names cuda.h gives the function it wraps are exported: the macro-expanded
 name for the hooked ABI version, the plain name where a HOOK's signature never changed, the
 plain name of an older signature (HOOK_BEFORE), and the per-thread default-stream variants
-(_ptds/_ptsz) cuda.h maps under CUDA_API_PER_THREAD_DEFAULT_STREAM.
+(_ptds/_ptsz) cuda.h maps under CUDA_API_PER_THREAD_DEFAULT_STREAM, and those of the plain
+name where cuda.h declares them (older headers map an unchanged or older signature there).
 
 usage: gen-exports.py INTERPOSER.cpp CUDA.h OUT.inc
 """
@@ -19,6 +20,10 @@ def main():
     src = open(interposer).read()
     header = open(cuda_h).read()
     defines = dict(re.findall(r"^\s*#define\s+(cu\w+)\s+(\S+)", header, flags=re.M))
+    declared = set(re.findall(r"CUresult\s+CUDAAPI\s+(\w+)\s*\(", header))
+
+    def plain_per_thread(name):
+        return [name + suffix for suffix in ("_ptsz", "_ptds") if name + suffix in declared]
 
     def expand(name, per_thread=False):
         value = defines.get(name, name)
@@ -30,11 +35,12 @@ def main():
     lines = []
     for kind, name in re.findall(r"^(HOOK|HOOK_SINCE|HOOK_BEFORE)\((\w+)", src, flags=re.M):
         if kind == "HOOK_BEFORE":
-            lines.append(f"CUCATCH_EXPORT(Hook_{name}_old, {name})")
+            for s in [name] + plain_per_thread(name):
+                lines.append(f"CUCATCH_EXPORT(Hook_{name}_old, {s})")
             continue
         symbols = [expand(name)]
         if kind == "HOOK":
-            symbols.append(name)
+            symbols += [name] + plain_per_thread(name)
         symbols.append(expand(name, per_thread=True))
         for s in dict.fromkeys(symbols):  # in order, once each
             lines.append(f"CUCATCH_EXPORT(Hook_{name}, {s})")

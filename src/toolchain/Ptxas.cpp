@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -61,14 +62,21 @@ std::vector<std::string> splitOptions(const std::string& text) {
 }
 
 std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options) {
+  auto number = [](const std::string& text) {
+    unsigned n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size())
+      throw std::runtime_error(fmt::format("-maxrregcount takes a number, not '{}'", text));
+    return n;
+  };
   std::optional<unsigned> n;
   for (size_t i = 0; i < options.size(); ++i) {
     std::string o = options[i];
     if (o.rfind("--", 0) == 0) o.erase(0, 1);
     for (const char* name : {"-maxrregcount", "-maxreg"}) {
       std::string_view prefix(name);
-      if (o == prefix && i + 1 < options.size()) n = static_cast<unsigned>(std::stoul(options[i + 1]));
-      else if (o.rfind(std::string(prefix) + "=", 0) == 0) n = static_cast<unsigned>(std::stoul(o.substr(prefix.size() + 1)));
+      if (o == prefix && i + 1 < options.size()) n = number(options[i + 1]);
+      else if (o.rfind(std::string(prefix) + "=", 0) == 0) n = number(o.substr(prefix.size() + 1));
     }
   }
   return n;
@@ -94,19 +102,22 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), {input, "-o", "/dev/null"});
+  // Everything the child needs is made before fork: it only calls async-signal-safe functions.
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  static const char kCannotRun[] = "cannot run ptxas\n";
   int pipefd[2];
-  if (::pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    ::unlink(input.c_str());
+    throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  }
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(pipefd[1], 1);
     ::dup2(pipefd[1], 2);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    (void)!::write(2, kCannotRun, sizeof kCannotRun - 1);
     ::_exit(127);
   }
   ::close(pipefd[1]);

@@ -117,6 +117,12 @@ def main():
             failures.append(f"{md} says cucatch wraps {name} ({kind}), but libcucatch does not export it")
         if kind not in WRAPPED + ("raw", "untracked", "unneeded"):
             failures.append(f"{md}: {name}: unknown treatment '{kind}'")
+    # A program built with --default-stream per-thread calls the per-thread variant of each
+    # wrapped entry point: exported too.
+    header = open(cuda_h).read()
+    for name, api, mapped in re.findall(r"^\s*#define\s+(cu\w+)\s+__CUDA_API_PT(DS|SZ)\((\w+)\)", header, flags=re.M):
+        if mapped in exported and f"{mapped}_pt{api.lower()}" not in exported:
+            failures.append(f"libcucatch exports {mapped} but not its per-thread variant {mapped}_pt{api.lower()}")
     for f in failures:
         print("FAIL:", f)
     print(f"{len(found)} entry points take device addresses; {len(rows)} rows; {len(failures)} problems")
