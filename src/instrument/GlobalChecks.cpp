@@ -159,7 +159,7 @@ class FunctionInstrumenter {
                 f_.isEntry, printStatement(in), std::string(accessKindName(a.access.kind)), a.access.size,
                 std::string(spaceName(a.access.space))};
       Operand& address = in.operands[a.access.addressOperand];
-      CheckSite c{result_.unit, site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
+      CheckSite c{site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
                   fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", result_.nextLabel++)};
       before[i] += safetyCheck(regs_, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                                in.guard && in.guard->negated);
@@ -183,6 +183,8 @@ class FunctionInstrumenter {
       body.push_back(std::move(f_.body[i]));
       if (auto it = after.find(i); it != after.end()) append(body, it->second);
     }
+    // The report block the failing checks branch to, after everything else (never fallen into).
+    append(body, reportBlock(regs_, result_.unit));
     f_.body = std::move(body);
     ++result_.stats.functions;
   }

@@ -9,6 +9,7 @@ namespace cucatch::instrument {
 namespace abi = cucatch::abi;
 
 namespace {
+constexpr const char* kReportLabel = "$__cc_report";
 // Metadata of "no allocation known": base 0, size all of memory, live, untagged.
 constexpr const char* kUnknownSize = "0xFFFFFFFFFFFFFFFF";
 constexpr uint32_t kLiveMeta = abi::kBstLive << 16;  // verdict 0, tag 0, state live
@@ -170,43 +171,56 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
   }
   // Plain bra: whether an access is in bounds differs between the threads of a warp, and .uni
-  // would promise that it does not.
-  s += fmt::format("@!{} bra {};\n", r.q(0), c.okLabel);
-  // The slow path: the pointer's tag goes into the top byte of the reported metadata word.
-  s += fmt::format("shr.u64 {t3}, {ptr}, {tagShift};\ncvt.u32.u64 {u1}, {t3};\nshl.b32 {u1}, {u1}, {shift};\n"
-                   "or.b32 {u1}, {u1}, {meta};\n",
-                   fmt::arg("t3", r.t(3)), fmt::arg("u1", r.u(1)), fmt::arg("ptr", c.pointer),
-                   fmt::arg("tagShift", abi::kTagShift), fmt::arg("shift", abi::kMetaPointerTagShift),
-                   fmt::arg("meta", m.meta));
-  ViolationRecord v{c.unit, c.site, (c.size << 8) | c.accessFlags, r.t(0), m.base, m.size, r.u(1)};
-  s += reportViolation(r, v);
-  s += c.okLabel + ":\n";
+  // would promise that it does not. A violating thread hands the report its values in fixed
+  // registers and branches to the function's report block, which never comes back.
+  s += fmt::format(
+      "@!{q0} bra {ok};\n"
+      "mov.u32 {u2}, {site};\n"
+      "mov.u32 {u3}, {info};\n"
+      "mov.b64 {t3}, {ptr};\n"
+      "mov.b64 {t6}, {base};\n"
+      "mov.b64 {t7}, {size};\n"
+      "mov.b32 {u1}, {meta};\n"
+      "bra.uni {report};\n"
+      "{ok}:\n",
+      fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
+      fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("t3", r.t(3)),
+      fmt::arg("ptr", c.pointer), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)),
+      fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
   return s;
 }
 
-std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v) {
-  // Inline rather than a call: a call makes ptxas follow the calling convention around every
-  // check site, which cost 26 registers in a conjugate-gradient kernel (40 -> 92 instead of 66)
-  // and pushed kernels past the 64 registers a 1024-thread block allows.
-  // t4 the error buffer, t5 the record; q1 "a slot is free"; u2..u5 staging for vector stores.
+std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
+  // Reached by a branch from every failing check of the function, with t0 the address
+  // accessed, t3 the pointer, t6/t7 the bounds checked, u1 the metadata word, u2 the site and
+  // u3 the info word. One block per function rather than a sequence per site: measured with
+  // ptxas 13.0 for sm_90, a sequence per site made a CUB radix sort compile 15 times slower
+  // than the original (9.3 s against 0.6 s; 1.7 s with the block) and used more registers (a
+  // conjugate-gradient kernel: 96 against 72). Not a call either: the calling convention cost
+  // 26 registers in that kernel. It never returns (trap, or in continue mode the thread ends),
+  // so the values of all check sites do not meet here.
   return fmt::format(
+      "{report}:\n"
+      // The pointer's tag goes into the top byte of the reported metadata word.
+      "shr.u64 {t3}, {t3}, {tagShift};\n"
+      "cvt.u32.u64 {u4}, {t3};\n"
+      "shl.b32 {u4}, {u4}, {metaTagShift};\n"
+      "or.b32 {u1}, {u1}, {u4};\n"
       "ld.global.u64 {t4}, [{state}+{bufOff}];\n"
       "setp.ne.u64 {q1}, {t4}, 0;\n"
-      "@{q1} atom.global.add.u32 {u2}, [{t4}], 1;\n"
-      "@{q1} ld.global.u32 {u3}, [{t4}+4];\n"
-      "@{q1} setp.lt.u32 {q1}, {u2}, {u3};\n"
-      "@{q1} mul.wide.u32 {t5}, {u2}, {recBytes};\n"
+      "@{q1} atom.global.add.u32 {u4}, [{t4}], 1;\n"
+      "@{q1} ld.global.u32 {u5}, [{t4}+4];\n"
+      "@{q1} setp.lt.u32 {q1}, {u4}, {u5};\n"
+      "@{q1} mul.wide.u32 {t5}, {u4}, {recBytes};\n"
       "@{q1} add.s64 {t5}, {t5}, {t4};\n"
-      "mov.u32 {u2}, {site};\n"
-      "mov.u32 {u3}, {info};\n"
       "@{q1} st.global.v2.u32 [{t5}+{o0}], {{{u2}, {u3}}};\n"
-      "@{q1} st.global.u64 [{t5}+{o8}], {address};\n"
-      "@{q1} st.global.u64 [{t5}+{o16}], {base};\n"
-      "@{q1} st.global.u64 [{t5}+{o24}], {size};\n"
+      "@{q1} st.global.u64 [{t5}+{o8}], {t0};\n"
+      "@{q1} st.global.u64 [{t5}+{o16}], {t6};\n"
+      "@{q1} st.global.u64 [{t5}+{o24}], {t7};\n"
       "mov.u32 {u2}, {unit};\n"
       "mov.u32 {u3}, %ctaid.x;\n"
       "mov.u32 {u4}, %ctaid.y;\n"
-      "@{q1} st.global.v4.u32 [{t5}+{o32}], {{{meta}, {u2}, {u3}, {u4}}};\n"
+      "@{q1} st.global.v4.u32 [{t5}+{o32}], {{{u1}, {u2}, {u3}, {u4}}};\n"
       "mov.u32 {u2}, %ctaid.z;\n"
       "mov.u32 {u3}, %tid.x;\n"
       "mov.u32 {u4}, %tid.y;\n"
@@ -217,17 +231,23 @@ std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v) {
       "ld.global.u32 {u2}, [{state}+{flagsOff}];\n"
       "and.b32 {u2}, {u2}, {continueFlag};\n"
       "setp.eq.u32 {q1}, {u2}, 0;\n"
-      "@{q1} trap;\n",
-      fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)), fmt::arg("q1", r.q(1)), fmt::arg("u2", r.u(2)),
-      fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)), fmt::arg("u5", r.u(5)), fmt::arg("state", CUCATCH_STATE_SYMBOL),
-      fmt::arg("bufOff", abi::kStateErrorBufferOffset), fmt::arg("flagsOff", abi::kStateFlagsOffset),
-      fmt::arg("continueFlag", abi::kFlagContinue), fmt::arg("recBytes", abi::kErrorRecordBytes),
-      fmt::arg("site", v.site), fmt::arg("info", v.info),
+      "@{q1} trap;\n"
+      // Continue mode: this thread stops here (its faulting access is not made); the others go
+      // on, and barriers waiting on it are released (PTX exit).
+      "exit;\n",
+      fmt::arg("report", kReportLabel), fmt::arg("t0", r.t(0)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)),
+      fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u1", r.u(1)),
+      fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)), fmt::arg("u5", r.u(5)),
+      fmt::arg("q1", r.q(1)), fmt::arg("tagShift", abi::kTagShift), fmt::arg("metaTagShift", abi::kMetaPointerTagShift),
+      fmt::arg("state", CUCATCH_STATE_SYMBOL), fmt::arg("bufOff", abi::kStateErrorBufferOffset),
+      fmt::arg("flagsOff", abi::kStateFlagsOffset), fmt::arg("continueFlag", abi::kFlagContinue),
+      fmt::arg("recBytes", abi::kErrorRecordBytes),
       // A b32 immediate must fit in 32 signed bits.
-      fmt::arg("unit", static_cast<int32_t>(v.unit)), fmt::arg("address", v.address), fmt::arg("base", v.base),
-      fmt::arg("size", v.size), fmt::arg("meta", v.meta), fmt::arg("o0", abi::kErrorHeaderBytes + abi::kRecordSiteOffset),
-      fmt::arg("o8", abi::kErrorHeaderBytes + abi::kRecordAddressOffset), fmt::arg("o16", abi::kErrorHeaderBytes + abi::kRecordBaseOffset),
-      fmt::arg("o24", abi::kErrorHeaderBytes + abi::kRecordSizeOffset), fmt::arg("o32", abi::kErrorHeaderBytes + abi::kRecordMetaOffset),
+      fmt::arg("unit", static_cast<int32_t>(unit)), fmt::arg("o0", abi::kErrorHeaderBytes + abi::kRecordSiteOffset),
+      fmt::arg("o8", abi::kErrorHeaderBytes + abi::kRecordAddressOffset),
+      fmt::arg("o16", abi::kErrorHeaderBytes + abi::kRecordBaseOffset),
+      fmt::arg("o24", abi::kErrorHeaderBytes + abi::kRecordSizeOffset),
+      fmt::arg("o32", abi::kErrorHeaderBytes + abi::kRecordMetaOffset),
       fmt::arg("o48", abi::kErrorHeaderBytes + abi::kRecordBlockZOffset));
 }
 

@@ -47,9 +47,9 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
 
 // SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
-// reports `site` (reportViolation). `guard` is the access's own guard.
+// branches to the function's report block (reportBlock) with `site`. `guard` is the access's
+// own guard.
 struct CheckSite {
-  uint32_t unit = 0;  // the compilation unit's id (its site table)
   uint32_t site = 0;
   std::string pointer;
   int64_t offset = 0;
@@ -61,17 +61,11 @@ struct CheckSite {
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated);
 
-// The slow path of every check: appends an abi::ErrorRecord to the runtime's error buffer and
-// traps unless the runtime asked to continue. Registers named here hold the values; the
-// sequence uses the function's scratch registers t4, t5, u2..u5 and q1 (not those of `v`).
-struct ViolationRecord {
-  uint32_t unit = 0, site = 0;
-  unsigned info = 0;   // access size << 8 | abi::AccessFlags
-  std::string address;  // .b64: the address accessed (untagged)
-  std::string base, size;  // .b64: the bounds it was checked against
-  std::string meta;     // .b32: the metadata word, the pointer's tag in its top byte
-};
-std::string reportViolation(const FunctionRegs& r, const ViolationRecord& v);
+// The report block every function with checks ends with: appends an abi::ErrorRecord to the
+// runtime's error buffer (the values a failing check left in the function's scratch registers,
+// `unit`, block and thread), fences, and traps; in continue mode the thread exits instead. It
+// never returns.
+std::string reportBlock(const FunctionRegs& r, uint32_t unit);
 
 // `dst` = `src` untagged when `src` is a pointer the runtime tagged: a non-zero tag naming a
 // table entry with that tag whose allocation `src` points into (or one past); else `src`

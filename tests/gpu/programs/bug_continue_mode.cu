@@ -1,8 +1,9 @@
 // cucatch-expect: out-of-bounds write 4 kernel=two_bugs
 // cucatch-env: CUCATCH_MODE=continue
 // cucatch-expect-errors: 2
-// In continue mode both violations are reported, the kernel finishes, the program runs to
-// its end, and the exit status still says an error was found.
+// In continue mode both violations are reported (each violating thread stops at its own), the
+// kernel finishes with the other threads' work done (a[0] = 3), the program runs to its end,
+// and the exit status still says an error was found.
 #include "common.h"
 __global__ void two_bugs(int* a, int* b, int n) {
   if (threadIdx.x == 0) a[n] = 1;  // cucatch-bug-line
