@@ -15,6 +15,7 @@ PKGS=(
   libcli11-dev nlohmann-json3-dev
   clang-14 libclang-rt-14-dev         # libFuzzer target for the parser
   binutils                            # readelf for cubin comparison
+  libzstd-dev                         # compressed fatbinary entries (static lib)
 )
 
 missing=()

@@ -1,12 +1,19 @@
 // cucatch-run [options] -- PROGRAM [ARGS...]
+// cucatch-run --list -- PROGRAM
 //
 // Runs a program under the cucatch runtime: its CUCATCH_* options given as flags (the same
 // table the runtime reads, src/runtime/Options.inc), and libcucatch.so preloaded, so that a
 // program built by plain nvcc or linked by hand gets the interposer too. (Its kernels are only
 // checked where they were built by cucatch-nvcc.)
+//
+// --list runs nothing: it reads the program and the shared libraries it links (as `ldd` finds
+// them) and prints one line per fatbinary entry (architecture, PTX or SASS, compression) and
+// whether cucatch instrumented it. No GPU needed.
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -16,9 +23,63 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "fatbin/Listing.h"
 #include "runtime/Options.h"
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The program and the shared libraries the dynamic linker would load for it, as `ldd` says.
+std::vector<std::string> programAndLibraries(const std::string& program) {
+  std::vector<std::string> files{program};
+  std::string command = "ldd '" + program + "' 2>/dev/null";
+  FILE* p = ::popen(command.c_str(), "r");
+  if (!p) return files;
+  char line[4096];
+  while (std::fgets(line, sizeof line, p)) {
+    std::string_view l(line);
+    auto arrow = l.find("=> ");
+    if (arrow == std::string_view::npos) continue;
+    auto path = l.substr(arrow + 3);
+    path = path.substr(0, path.find(" ("));
+    while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.remove_suffix(1);
+    if (!path.empty() && path[0] == '/') files.emplace_back(path);
+  }
+  ::pclose(p);
+  return files;
+}
+
+int listDeviceCode(const std::string& name) {
+  std::string program = name;
+  if (program.find('/') == std::string::npos)  // as execvp would find it
+    if (const char* path = std::getenv("PATH"))
+      for (std::string_view dirs(path); !dirs.empty();) {
+        auto colon = dirs.find(':');
+        fs::path candidate = fs::path(std::string(dirs.substr(0, colon))) / program;
+        if (::access(candidate.c_str(), X_OK) == 0) {
+          program = candidate.string();
+          break;
+        }
+        dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+      }
+  std::vector<cucatch::fatbin::ListedEntry> all;
+  int status = 0;
+  for (const auto& file : programAndLibraries(program)) {
+    try {
+      auto entries = cucatch::fatbin::listFile(file);
+      all.insert(all.end(), entries.begin(), entries.end());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "cucatch-run: error: {}\n", e.what());
+      status = 2;
+    }
+  }
+  if (all.empty()) fmt::print("{}: no device code (no fatbinary) in the program or the libraries it links\n", program);
+  else fmt::print("{}", cucatch::fatbin::formatListing(all));
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cucatch-run: run a CUDA program under the cucatch runtime"};
@@ -34,8 +95,13 @@ int main(int argc, char** argv) {
   app.add_option("--runtime", runtimeLib, "libcucatch.so to preload (default: the one installed with this tool)");
   std::vector<std::string> command;
   app.add_option("command", command, "the program and its arguments (after --)")->required();
+  bool list = false;
+  app.add_flag("--list", list,
+               "run nothing: list the device code in the program and the shared libraries it links, and "
+               "whether cucatch instrumented it");
   app.allow_extras(false);
   CLI11_PARSE(app, argc, argv);
+  if (list) return listDeviceCode(command[0]);
 
   // Options are checked by the runtime's own parser, so the two cannot disagree.
   cucatch::runtime::Options check = cucatch::runtime::Options::defaults();

@@ -1,0 +1,40 @@
+// An ELF file's sections, mapped read-only (a CUDA library can hold a gigabyte of device code:
+// nothing is copied). Only what finding fatbinaries needs: section names and contents, and the
+// dynamic section's DT_NEEDED entries. No CUDA.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cucatch::fatbin {
+
+class ElfFile {
+ public:
+  // Throws std::runtime_error naming `path` when it cannot be read or is not a 64-bit
+  // little-endian ELF file.
+  explicit ElfFile(const std::string& path);
+  ~ElfFile();
+  ElfFile(const ElfFile&) = delete;
+  ElfFile& operator=(const ElfFile&) = delete;
+
+  struct Section {
+    std::string name;
+    std::span<const uint8_t> bytes;  // empty for SHT_NOBITS
+  };
+  const std::vector<Section>& sections() const { return sections_; }
+  // The sections that hold fatbinaries: .nv_fatbin (a program's or library's device code) and
+  // __nv_relfatbin (relocatable device code, -rdc).
+  std::vector<Section> fatbinSections() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  std::vector<Section> sections_;
+};
+
+}  // namespace cucatch::fatbin

@@ -1,0 +1,30 @@
+// What device code a file carries: every fatbinary entry of an executable, shared library,
+// relocatable object or .fatbin file, and whether cucatch instrumented it. What `cucatch-run
+// --list` and `cucatch-fatbin list` print.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fatbin/Fatbinary.h"
+
+namespace cucatch::fatbin {
+
+struct ListedEntry {
+  std::string file, section;  // section "" for a .fatbin file
+  size_t container = 0, index = 0;  // 0-based
+  Entry entry;
+  // "instrumented" (cucatch's state symbol is in it), "not instrumented", or why it could not
+  // be told ("compressed with the older scheme").
+  std::string status;
+};
+
+// The entries of `path`: an ELF file's fatbinary sections, or a raw fatbinary file. Throws
+// std::runtime_error (FormatError) naming the file for what it cannot read.
+std::vector<ListedEntry> listFile(const std::string& path);
+
+// One line per entry, columns aligned: file, section, arch, kind, version, compression, size,
+// status.
+std::string formatListing(const std::vector<ListedEntry>& entries);
+
+}  // namespace cucatch::fatbin

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""cucatch's fatbinary reader (src/fatbin, through cucatch-fatbin and cucatch-run --list) on
+fatbinaries the toolkit makes, checked against cuobjdump: the same entries (kind and
+architecture) and, extracted and decompressed, byte for byte the same PTX and cubins.
+
+usage: fatbin_tests.py CASE --fatbin-tool PATH --cucatch-run PATH --cucatch-nvcc PATH
+                       --nvcc PATH --cuobjdump PATH --work DIR
+"""
+import argparse
+import collections
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL = os.path.join(HERE, "..", "nvcc", "programs", "single.cu")
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, cwd=None, check=True):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise Failure(f"{' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def digests(directory, suffix):
+    out = collections.Counter()
+    for name in os.listdir(directory):
+        if name.endswith(suffix):
+            data = open(os.path.join(directory, name), "rb").read()
+            out[hashlib.sha256(data).hexdigest()] += 1
+    return out
+
+
+def same_as_cuobjdump(a, path, w, expect_ptx=None, expect_sass=None):
+    """Our entries equal cuobjdump's: counts, and the extracted bytes."""
+    ours = os.path.join(w, "ours")
+    theirs = os.path.join(w, "theirs")
+    for d in (ours, theirs):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    run([a.fatbin_tool, "extract", path, "-o", ours])
+    for flag in ("-xelf", "-xptx"):
+        run([a.cuobjdump, flag, "all", os.path.abspath(path)], cwd=theirs, check=False)
+    for suffix in (".cubin", ".ptx"):
+        o, t = digests(ours, suffix), digests(theirs, suffix)
+        if o != t:
+            raise Failure(f"{path}: {suffix} entries differ from cuobjdump's: ours {sum(o.values())} "
+                          f"({sorted(o)[:3]}...), cuobjdump's {sum(t.values())}")
+    n_ptx, n_sass = sum(digests(ours, ".ptx").values()), sum(digests(ours, ".cubin").values())
+    if expect_ptx is not None and n_ptx != expect_ptx:
+        raise Failure(f"{path}: {n_ptx} PTX entries, expected {expect_ptx}")
+    if expect_sass is not None and n_sass != expect_sass:
+        raise Failure(f"{path}: {n_sass} SASS entries, expected {expect_sass}")
+    listing = run([a.fatbin_tool, "list", path]).stdout
+    print(listing, end="")
+    print(f"{path}: {n_sass} SASS and {n_ptx} PTX entries, identical to cuobjdump's")
+    return listing
+
+
+def nvcc_fatbin(a, w, name, *flags):
+    out = os.path.join(w, name)
+    run([a.nvcc, "-fatbin", *flags, KERNEL, "-o", out])
+    return out
+
+
+def case_nvcc_fatbin(a, w):
+    # -arch=sm_90: SASS and PTX; the PTX is compressed by default (CUDA 13).
+    listing = same_as_cuobjdump(a, nvcc_fatbin(a, w, "arch.fatbin", "-arch=sm_90"), w, 1, 1)
+    if "zstd" not in listing:
+        raise Failure("expected the default PTX entry to be zstd-compressed")
+
+
+def case_gencode(a, w):
+    path = nvcc_fatbin(a, w, "gencode.fatbin", "-gencode", "arch=compute_75,code=sm_75", "-gencode",
+                       "arch=compute_80,code=[sm_80,compute_80]", "-gencode", "arch=compute_90,code=compute_90")
+    listing = same_as_cuobjdump(a, path, w, 2, 2)
+    for arch in ("sm_75", "sm_80", "sm_90"):
+        if arch not in listing:
+            raise Failure(f"no {arch} entry listed")
+
+
+def case_compression(a, w):
+    listing = same_as_cuobjdump(a, nvcc_fatbin(a, w, "all.fatbin", "-arch=sm_90", "-Xfatbin=-compress-all"), w, 1, 1)
+    if listing.count("zstd") != 2:
+        raise Failure("-compress-all: expected both entries compressed")
+    same_as_cuobjdump(a, nvcc_fatbin(a, w, "size.fatbin", "-arch=sm_90", "--compress-mode=size"), w, 1, 1)
+    listing = same_as_cuobjdump(a, nvcc_fatbin(a, w, "none.fatbin", "-arch=sm_90", "--compress-mode=none"), w, 1, 1)
+    if "zstd" in listing:
+        raise Failure("--compress-mode=none: expected nothing compressed")
+
+
+def case_fatbinary_tool(a, w):
+    ptx, cubin = os.path.join(w, "k.ptx"), os.path.join(w, "k.cubin")
+    run([a.nvcc, "-ptx", "-arch=sm_90", KERNEL, "-o", ptx])
+    run([a.nvcc, "-cubin", "-arch=sm_90", KERNEL, "-o", cubin])
+    out = os.path.join(w, "tool.fatbin")
+    fatbinary = os.path.join(os.path.dirname(a.nvcc), "fatbinary")
+    run([fatbinary, "-64", f"--create={out}", f"--image3=kind=ptx,sm=90,file={ptx}",
+         f"--image3=kind=elf,sm=90,file={cubin}"])
+    same_as_cuobjdump(a, out, w, 1, 1)
+
+
+def case_objects_and_programs(a, w):
+    obj, rdc, exe = (os.path.join(w, n) for n in ("k.o", "k_rdc.o", "k.exe"))
+    run([a.nvcc, "-c", "-arch=sm_90", KERNEL, "-o", obj])
+    run([a.nvcc, "-c", "-rdc=true", "-arch=sm_90", KERNEL, "-o", rdc])
+    run([a.nvcc, "-arch=sm_90", KERNEL, "-o", exe])
+    if ".nv_fatbin" not in same_as_cuobjdump(a, obj, w):
+        raise Failure("object: no .nv_fatbin entries")
+    if "__nv_relfatbin" not in same_as_cuobjdump(a, rdc, w):
+        raise Failure("-rdc object: no __nv_relfatbin entries")
+    same_as_cuobjdump(a, exe, w)
+    # cucatch-run --list: the program and what it links; no GPU needed.
+    listing = run([a.cucatch_run, "--list", "--", exe]).stdout
+    print(listing, end="")
+    if "sm_90" not in listing or "not instrumented" not in listing:
+        raise Failure("cucatch-run --list does not show the program's device code")
+
+
+def case_instrumented(a, w):
+    exe = os.path.join(w, "k_cucatch.exe")
+    run([a.cucatch_nvcc, "-arch=sm_90", KERNEL, "-o", exe])
+    listing = run([a.cucatch_run, "--list", "--", exe]).stdout
+    print(listing, end="")
+    program = [l for l in listing.splitlines() if l.startswith(exe)]
+    if sum("  instrumented" in l for l in program) != 2:
+        raise Failure("expected the program's SASS and PTX entries to be listed as instrumented")
+
+
+def case_libraries(a, w):
+    lib = os.path.join(os.path.dirname(os.path.realpath(a.nvcc)), "..", "lib64")
+    for name in ("libcublas.so", "libcurand.so"):
+        path = os.path.realpath(os.path.join(lib, name))
+        if not os.path.exists(path):
+            print(f"{name}: not in this toolkit, skipped")
+            continue
+        listing = run([a.fatbin_tool, "list", path]).stdout.splitlines()[1:]
+        ours = collections.Counter(l.split()[3] for l in listing)
+        elf = run([a.cuobjdump, "-lelf", path], check=False).stdout.count("ELF file")
+        ptx = run([a.cuobjdump, "-lptx", path], check=False).stdout.count("PTX file")
+        if (ours["sass"], ours["ptx"]) != (elf, ptx):
+            raise Failure(f"{path}: ours {ours['sass']} SASS / {ours['ptx']} PTX, cuobjdump {elf} / {ptx}")
+        print(f"{path}: {elf} SASS and {ptx} PTX entries, as cuobjdump lists them")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    for opt in ("--fatbin-tool", "--cucatch-run", "--cucatch-nvcc", "--nvcc", "--cuobjdump", "--work"):
+        ap.add_argument(opt, required=True)
+    a = ap.parse_args()
+    if not os.path.exists(a.cuobjdump):
+        print(f"FAIL: no cuobjdump at {a.cuobjdump} (scripts/install-deps.sh installs one)")
+        return 1
+    w = os.path.join(a.work, a.case)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    try:
+        globals()["case_" + a.case](a, w)
+    except Failure as e:
+        print(f"FAIL: {a.case}: {e}")
+        return 1
+    print(f"PASS: {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
