@@ -145,7 +145,7 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
                         const std::string& guardPredicate, bool guardNegated) {
   // Fast path: t0 the address accessed, t1 its distance from the base, t2 the last valid
   // start; q0 the violation (out of bounds, or the base's verdict). The pointer's tag is only
-  // decoded on the slow path, for the report.
+  // decoded in the report block, for the report.
   std::string s = fmt::format(
       "and.b64 {untagged}, {ptr}, {mask};\n"
       "add.s64 {t0}, {untagged}, {offset};\n"
