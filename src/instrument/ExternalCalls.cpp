@@ -6,8 +6,8 @@
 
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
+#include "instrument/BodyEdit.h"
 #include "instrument/Sequences.h"
-#include "ptx/Parser.h"
 
 namespace cucatch::instrument {
 
@@ -68,13 +68,13 @@ void untagExternalCallArguments(Module& module, UnitResult& unit) {
     for (const auto& d : pa.defs())
       if (d.kind != DefKind::Integer) pointers.insert(d.reg);
     size_t made = 0;
-    std::map<size_t, std::string> before;
+    BodyEdits edits;
     FunctionRegs regs;
     MetadataRegs scratch{"%__cc_xb", "%__cc_xs", "%__cc_xm"};
     auto untag = [&](size_t statement, Operand& value) {
       if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
-      before[statement] += untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp");
+      edits.before[statement] += untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp");
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };
@@ -86,22 +86,12 @@ void untagExternalCallArguments(Module& module, UnitResult& unit) {
         untag(statement, v);
     }
     if (!made) continue;
-    std::vector<Statement> body;
-    body.reserve(f->body.size() + before.size() * 6 + 3);
-    size_t i = 0;
-    while (i < f->body.size() && std::holds_alternative<VariableDecl>(f->body[i])) body.push_back(std::move(f->body[i++]));
     // The table registers and scratch READMETADATA uses, where the checks did not declare them.
-    std::string declarations = fmt::format(".reg .b64 %__cc_x<{}>;\n.reg .b64 %__cc_xb, %__cc_xs;\n"
-                                           ".reg .b32 %__cc_xm;\n.reg .pred %__cc_xp;\n",
-                                           made);
-    if (!pa.registers().isRegister(regs.bst)) declarations += functionPrologue(regs);
-    for (auto& s : parseSyntheticStatements(declarations)) body.push_back(std::move(s));
-    for (; i < f->body.size(); ++i) {
-      if (auto it = before.find(i); it != before.end())
-        for (auto& s : parseSyntheticStatements(it->second)) body.push_back(std::move(s));
-      body.push_back(std::move(f->body[i]));
-    }
-    f->body = std::move(body);
+    edits.prologue = fmt::format(".reg .b64 %__cc_x<{}>;\n.reg .b64 %__cc_xb, %__cc_xs;\n"
+                                 ".reg .b32 %__cc_xm;\n.reg .pred %__cc_xp;\n",
+                                 made);
+    if (!pa.registers().isRegister(regs.bst)) edits.prologue += functionPrologue(regs);
+    applyEdits(*f, edits);
   }
 }
 

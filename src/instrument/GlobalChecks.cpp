@@ -9,9 +9,9 @@
 
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
+#include "instrument/BodyEdit.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
-#include "ptx/Parser.h"
 #include "ptx/Printer.h"
 #include "runtime/cucatch_abi.h"
 
@@ -98,7 +98,9 @@ class FunctionInstrumenter {
       n32 += 1;
     }
 
-    std::unordered_map<size_t, std::string> before, after;
+    BodyEdits edits;
+    auto& before = edits.before;
+    auto& after = edits.after;
     // Metadata follows every definition of a relevant register.
     for (const auto& d : pa.defs()) {
       if (!relevant.count(d.reg)) continue;
@@ -168,24 +170,14 @@ class FunctionInstrumenter {
       result_.sites.push_back(std::move(site));
     }
 
-    // Rebuild the body: declarations and prologue, then statements with their sequences.
-    std::vector<Statement> body;
-    body.reserve(f_.body.size() * 2);
-    std::string prologue = functionPrologue(regs_) + declareMetadata(kMetaPrefix, n64, n32);
-    if (untaggedCount_) prologue += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
+    // Declarations and prologue, then the statements with their sequences, then the report
+    // block the failing checks branch to (never fallen into).
+    edits.prologue = functionPrologue(regs_) + declareMetadata(kMetaPrefix, n64, n32);
+    if (untaggedCount_) edits.prologue += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
     // Registers reached by "no definition" on some path start out unknown.
-    for (const auto& r : ordered) prologue += unknownMetadata(meta_.at(r), "");
-    size_t i = 0;
-    while (i < f_.body.size() && std::holds_alternative<VariableDecl>(f_.body[i])) body.push_back(std::move(f_.body[i++]));
-    append(body, prologue);
-    for (; i < f_.body.size(); ++i) {
-      if (auto it = before.find(i); it != before.end()) append(body, it->second);
-      body.push_back(std::move(f_.body[i]));
-      if (auto it = after.find(i); it != after.end()) append(body, it->second);
-    }
-    // The report block the failing checks branch to, after everything else (never fallen into).
-    append(body, reportBlock(regs_, result_.unit));
-    f_.body = std::move(body);
+    for (const auto& r : ordered) edits.prologue += unknownMetadata(meta_.at(r), "");
+    edits.epilogue = reportBlock(regs_, result_.unit);
+    applyEdits(f_, edits);
     ++result_.stats.functions;
   }
 
@@ -203,9 +195,6 @@ class FunctionInstrumenter {
     return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= it->second.size;
   }
 
-  static void append(std::vector<Statement>& body, const std::string& text) {
-    for (auto& s : parseSyntheticStatements(text)) body.push_back(std::move(s));
-  }
   // Scratch registers holding "unknown" metadata for a select with a non-register operand.
   MetadataRegs unknownRegs() const { return {regs_.t(6), regs_.t(7), regs_.u(1)}; }
 
