@@ -22,13 +22,8 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     limit.limits = setup->limits;
     limit.maxRegisterCount = setup->maxRegisterCount;
     limit.instrumentedRegisters = setup->measureInstrumented(probe);
-    bool narrower = false;
-    for (const auto& k : unit.kernels) {
-      auto it = limit.instrumentedRegisters.find(k.name);
-      narrower |= k.boundedBy.empty() && (it == limit.instrumentedRegisters.end() ||
-                                          mayNarrowBlocks(it->second, setup->limits));
-    }
-    if (narrower) limit.originalRegisters = setup->measureOriginal();
+    if (needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
+      limit.originalRegisters = setup->measureOriginal();
     unit.kernels = limitKernelRegisters(module, limit);
   }
   addUnitDeclarations(module, unit);

@@ -65,6 +65,15 @@ bool mayNarrowBlocks(unsigned instrumented, const RegisterFileLimits& limits) {
   return maxThreadsPerBlock(instrumented, limits) < limits.maxThreadsPerBlock;
 }
 
+bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
+                            const std::map<std::string, unsigned>& instrumentedRegisters,
+                            const RegisterFileLimits& limits) {
+  return std::any_of(kernels.begin(), kernels.end(), [&](const KernelLimit& k) {
+    auto it = instrumentedRegisters.find(k.name);
+    return k.boundedBy.empty() && (it == instrumentedRegisters.end() || mayNarrowBlocks(it->second, limits));
+  });
+}
+
 std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
   std::vector<KernelLimit> out = kernelsOf(module);
   auto lookup = [](const std::map<std::string, unsigned>& m, const std::string& k) -> std::optional<unsigned> {

@@ -65,6 +65,11 @@ struct RegisterLimitOptions {
 // Whether the instrumented kernel, at `instrumented` registers, may accept fewer threads per
 // block than any original could: only then is the original's count needed.
 bool mayNarrowBlocks(unsigned instrumented, const RegisterFileLimits& limits);
+// Whether any of `kernels` without launch bounds of its own may narrow its blocks (or was not
+// measured instrumented): only then is the original module worth a ptxas run.
+bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
+                            const std::map<std::string, unsigned>& instrumentedRegisters,
+                            const RegisterFileLimits& limits);
 
 // Gives every kernel (`.entry` with a body) in `module` without launch bounds of its own whose
 // instrumented register count accepts a smaller block than its original's a `.maxnreg` that

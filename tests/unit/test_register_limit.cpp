@@ -118,6 +118,15 @@ TEST_CASE("a kernel that still accepts its original's blocks gets no cap", "[reg
   CHECK(mayNarrowBlocks(65, *registerFileLimits("sm_90")));
 }
 
+TEST_CASE("the original is measured only when a kernel may narrow its blocks", "[register-limit]") {
+  auto kernels = kernelsOf(parse(kTwoKernels));  // a; b with .reqntid
+  RegisterFileLimits sm90 = *registerFileLimits("sm_90");
+  CHECK_FALSE(needsOriginalRegisters(kernels, {{"a", 64}, {"b", 200}}, sm90));
+  CHECK(needsOriginalRegisters(kernels, {{"a", 65}, {"b", 200}}, sm90));
+  // A kernel ptxas did not report is treated as one that may narrow.
+  CHECK(needsOriginalRegisters(kernels, {{"b", 200}}, sm90));
+}
+
 TEST_CASE("without the original's count a narrowing kernel is held to the largest block", "[register-limit]") {
   auto m = parse(kTwoKernels);
   RegisterLimitOptions o;
