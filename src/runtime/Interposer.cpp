@@ -909,6 +909,17 @@ DlsymFn realDlsym() {
   return real;
 }
 
+// The runtime calls the driver through the real cuGetProcAddress_v2: bind it from libcuda's
+// `handle` if nothing has yet (a program that calls driver entry points by symbol may never
+// look it up itself).
+void bindDriverFrom(void* handle) {
+  if (realGetProcAddressV2.load()) return;
+  if (void* g = realDlsym()(handle, "cuGetProcAddress_v2")) {
+    realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(g));
+    bindRuntime();
+  }
+}
+
 bool inLibcuda(void* p) {
   Dl_info info;
   return dladdr(p, &info) && info.dli_fname && std::strstr(info.dli_fname, "libcuda.so");
@@ -932,13 +943,7 @@ void* lookedUp(void* handle, const char* name, void* p) {
   bool wrapped = h && inLibcuda(p);
   if (Runtime::get().debug()) Runtime::get().log(fmt::format("dlsym {}{}", name, wrapped ? "" : ": not wrapped"));
   if (!wrapped) return p;
-  // The runtime calls the driver through the real cuGetProcAddress: bind it if nothing has yet.
-  if (!realGetProcAddressV2.load()) {
-    if (void* g = realDlsym()(handle, "cuGetProcAddress_v2")) {
-      realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(g));
-      bindRuntime();
-    }
-  }
+  bindDriverFrom(handle);
   return wrap(*h, p, name);
 }
 
@@ -958,12 +963,7 @@ void* exportedReal(const char* symbol) {
     Runtime::get().log(fmt::format("{} called by symbol, but libcuda.so.1 cannot be loaded", symbol));
     return nullptr;
   }
-  // The runtime calls the driver through the real cuGetProcAddress: bind it if nothing has yet.
-  if (!realGetProcAddressV2.load())
-    if (void* g = realDlsym()(handle, "cuGetProcAddress_v2")) {
-      realGetProcAddressV2.store(reinterpret_cast<GetProcAddressV2>(g));
-      bindRuntime();
-    }
+  bindDriverFrom(handle);
   return realDlsym()(handle, symbol);
 }
 
