@@ -210,18 +210,35 @@ void Runtime::publish(CUstream stream, bool streamOrdered) {
 
 // ------------------------------------------------------------------------------ allocations
 
-Backtrace Runtime::backtrace() {
-  Backtrace out;
-  if (options_.backtraceDepth == 0) return out;
-  std::vector<void*> frames(static_cast<size_t>(options_.backtraceDepth) + 16);
-  int n = ::backtrace(frames.data(), static_cast<int>(frames.size()));
-  // Frames inside this library are not the program's.
-  Dl_info self{};
-  dladdr(reinterpret_cast<void*>(&Runtime::get), &self);
-  for (int i = 0; i < n && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i) {
+namespace {
+
+// Whether `fbase` (an object's load address, from dladdr) is libcucatch's: its frames are not
+// the program's.
+bool isCucatch(const void* fbase) {
+  static const void* self = [] {
     Dl_info info{};
-    if (dladdr(frames[i], &info) && info.dli_fbase == self.dli_fbase) continue;
-    out.push_back(reinterpret_cast<uintptr_t>(frames[i]));
+    dladdr(reinterpret_cast<void*>(&Runtime::get), &info);
+    return info.dli_fbase;
+  }();
+  return fbase == self;
+}
+
+}  // namespace
+
+std::vector<void*> Runtime::callStack(size_t atLeast) const {
+  size_t depth = options_.backtraceDepth ? static_cast<size_t>(options_.backtraceDepth) + 16 : 0;
+  std::vector<void*> frames(std::max(atLeast, depth));
+  if (frames.empty()) return frames;
+  frames.resize(static_cast<size_t>(std::max(::backtrace(frames.data(), static_cast<int>(frames.size())), 0)));
+  return frames;
+}
+
+Backtrace Runtime::backtrace(const std::vector<void*>& stack) const {
+  Backtrace out;
+  for (size_t i = 0; i < stack.size() && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i) {
+    Dl_info info{};
+    if (dladdr(stack[i], &info) && isCucatch(info.dli_fbase)) continue;
+    out.push_back(reinterpret_cast<uintptr_t>(stack[i]));
   }
   return out;
 }
@@ -267,18 +284,14 @@ bool linksCucatch(const link_map* map) {
 
 }  // namespace
 
-bool Runtime::allocatedByLibrary() {
+bool Runtime::allocatedByLibrary(const std::vector<void*>& stack) {
   // The first frame outside libcucatch, libcuda and the shared CUDA runtime is the code that
   // asked for the memory (the static CUDA runtime is part of the object that links it).
-  void* frames[32];
-  int n = ::backtrace(frames, 32);
-  Dl_info self{};
-  dladdr(reinterpret_cast<void*>(&Runtime::get), &self);
-  for (int i = 0; i < n; ++i) {
+  for (void* frame : stack) {
     Dl_info info{};
     link_map* map = nullptr;
-    if (!dladdr1(frames[i], &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) || !map) continue;
-    if (info.dli_fbase == self.dli_fbase) continue;
+    if (!dladdr1(frame, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) || !map) continue;
+    if (isCucatch(info.dli_fbase)) continue;
     std::string_view file = info.dli_fname ? info.dli_fname : "";
     if (file.find("libcuda.so") != std::string_view::npos || file.find("libcudart.so") != std::string_view::npos)
       continue;
@@ -295,12 +308,16 @@ bool Runtime::allocatedByLibrary() {
 }
 
 CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, CUstream stream, bool streamOrdered) {
-  // Before taking the runtime's lock: finding the caller's object takes the loader's lock, and a
-  // constructor run by dlopen may allocate while holding it.
-  bool byLibrary = options_.tags && allocatedByLibrary();
+  // Before taking the runtime's lock: unwinding and finding the caller's object take the
+  // loader's lock, and a constructor run by dlopen may allocate while holding it. One capture
+  // serves both the allocation's backtrace and its origin (32 frames reach past any driver and
+  // CUDA runtime frames to the caller).
+  std::vector<void*> stack = callStack(options_.tags ? 32 : 0);
+  bool byLibrary = options_.tags && allocatedByLibrary(stack);
+  Backtrace at = backtrace(stack);
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
-  CUdeviceptr p = metadata_->onAllocate(base, size, kind, backtrace(), byLibrary);
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
   publish(stream, streamOrdered);
   log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
@@ -324,13 +341,14 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   // allocator it does not track): the driver decides.
   const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
-  FreeResult r = metadata_->onFree(pointer, backtrace());
+  Backtrace at = backtrace(callStack(0));
+  FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;
     v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
     v.address = real;
     v.allocation = r.allocation;
-    v.backtrace = backtrace();
+    v.backtrace = std::move(at);
     report({std::move(v)});
     return CUDA_ERROR_INVALID_VALUE;
   }

@@ -93,7 +93,6 @@ class Runtime {
   // The tag of `p` on `q` (for entry points that return an address derived from an argument).
   static CUdeviceptr retag(CUdeviceptr q, CUdeviceptr like) { return tagOf(like) ? withTag(q, tagOf(like)) : q; }
 
-  Backtrace backtrace();
   void log(const std::string& line);
   // The pointer the program holds for an address the driver hands back (the allocation's tag).
   CUdeviceptr programPointer(CUdeviceptr raw);
@@ -111,7 +110,12 @@ class Runtime {
   // Whether the allocation being made was asked for by a precompiled library (a shared
   // object other than the program that does not link libcucatch): such memory stays
   // untagged, since the library's kernels may read the pointer back from device memory.
-  bool allocatedByLibrary();
+  bool allocatedByLibrary(const std::vector<void*>& stack);
+  // The host call stack at this runtime entry, unwound once: deep enough for the report's
+  // backtrace, and at least `atLeast` frames (none when neither asks for any).
+  std::vector<void*> callStack(size_t atLeast) const;
+  // The program's frames of `stack` (libcucatch's own dropped), at most the backtrace depth.
+  Backtrace backtrace(const std::vector<void*>& stack) const;
   void publish(CUstream stream, bool streamOrdered);
   CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
