@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/DynamicSection.h"
+
 namespace cucatch::runtime {
 
 namespace {
@@ -93,10 +95,7 @@ int rewriteObject(dl_phdr_info* info, size_t, void* data) {
   const ElfW(Rela)* tables[2] = {nullptr, nullptr};
   size_t sizes[2] = {0, 0};
   bool rela = true;
-  auto address = [&](ElfW(Addr) p) {
-    // The loader usually relocates these in place; where it did not they are offsets.
-    return p < base ? p + base : p;
-  };
+  auto address = [&](ElfW(Addr) p) { return dynamicAddress(p, base); };
   for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
       case DT_SYMTAB: symtab = reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr)); break;

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/DynamicSection.h"
+
 namespace cucatch::runtime {
 
 namespace {
@@ -273,10 +275,8 @@ bool linksCucatch(const link_map* map) {
   const ElfW(Dyn)* dyn = map->l_ld;
   const char* strtab = nullptr;
   for (const ElfW(Dyn)* d = dyn; d && d->d_tag != DT_NULL; ++d)
-    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+    if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(dynamicAddress(d->d_un.d_ptr, map->l_addr));
   if (!strtab) return false;
-  // Most loaders store relocated addresses in the dynamic section; some leave them relative.
-  if (reinterpret_cast<uintptr_t>(strtab) < map->l_addr) strtab += map->l_addr;
   for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
     if (d->d_tag == DT_NEEDED && std::string_view(strtab + d->d_un.d_val).ends_with("libcucatch.so")) return true;
   return false;
