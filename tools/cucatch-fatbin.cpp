@@ -12,8 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fatbin/ElfFile.h"
-#include "fatbin/Fatbinary.h"
+#include "fatbin/FatbinFile.h"
 #include "fatbin/Listing.h"
 
 namespace fs = std::filesystem;
@@ -23,25 +22,11 @@ namespace {
 
 // Every entry of `path` with its payload, for extraction.
 int extract(const std::string& path, const std::string& dir) {
-  std::vector<std::vector<uint8_t>> holder;  // a raw file's bytes
-  std::unique_ptr<ElfFile> elf;
-  std::vector<std::span<const uint8_t>> regions;
-  {
-    std::ifstream in(path, std::ios::binary);
-    uint32_t magic = 0;
-    if (!in || !in.read(reinterpret_cast<char*>(&magic), sizeof magic)) throw std::runtime_error(path + ": cannot read");
-    if (magic == kContainerMagic) {
-      holder.emplace_back((std::istreambuf_iterator<char>(in.seekg(0))), std::istreambuf_iterator<char>());
-      regions.emplace_back(holder.back());
-    } else {
-      elf = std::make_unique<ElfFile>(path);
-      for (const auto& s : elf->fatbinSections()) regions.push_back(s.bytes);
-    }
-  }
+  FatbinFile file(path);
   fs::create_directories(dir);
   size_t n = 0;
-  for (auto region : regions)
-    for (const auto& c : parse(region))
+  for (const auto& region : file.regions())
+    for (const auto& c : file.containers(region))
       for (const auto& e : c.entries) {
         ++n;
         std::string name = fmt::format("{}/{}.sm_{}.{}", dir, n, e.arch, e.isPtx() ? "ptx" : e.isElf() ? "cubin" : "bin");

@@ -1,19 +1,11 @@
 #include "fatbin/Listing.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <string_view>
 
 #include <fmt/format.h>
 
-#include "fatbin/ElfFile.h"
+#include "fatbin/FatbinFile.h"
 
 namespace cucatch::fatbin {
 
@@ -31,48 +23,21 @@ std::string statusOf(const Entry& e) {
   }
 }
 
-void addEntries(std::vector<ListedEntry>& out, const std::string& file, const std::string& section,
-                std::span<const uint8_t> bytes) {
-  auto containers = parse(bytes);
-  for (size_t c = 0; c < containers.size(); ++c)
-    for (size_t i = 0; i < containers[c].entries.size(); ++i) {
-      ListedEntry l{file, section, c, i, containers[c].entries[i], ""};
-      l.status = statusOf(l.entry);
-      out.push_back(std::move(l));
-    }
-}
-
 }  // namespace
 
 std::vector<ListedEntry> listFile(const std::string& path) {
   std::vector<ListedEntry> out;
-  // A raw fatbinary file starts with the container magic.
-  {
-    std::ifstream in(path, std::ios::binary);
-    uint32_t magic = 0;
-    if (!in || !in.read(reinterpret_cast<char*>(&magic), sizeof magic))
-      throw std::runtime_error(fmt::format("{}: cannot read", path));
-    if (magic == kContainerMagic) {
-      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in.seekg(0))), std::istreambuf_iterator<char>());
-      try {
-        addEntries(out, path, "", bytes);
-      } catch (const FormatError& e) {
-        throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  FatbinFile file(path);
+  for (const auto& region : file.regions()) {
+    auto containers = file.containers(region);
+    for (size_t c = 0; c < containers.size(); ++c)
+      for (size_t i = 0; i < containers[c].entries.size(); ++i) {
+        ListedEntry l{path, region.section, c, i, containers[c].entries[i], ""};
+        l.status = statusOf(l.entry);
+        l.entry.payload = {};  // it points into `file`: the listing keeps only what it prints
+        out.push_back(std::move(l));
       }
-      // The spans point into `bytes`: keep what the listing needs, drop the payloads.
-      for (auto& l : out) l.entry.payload = {};
-      return out;
-    }
   }
-  ElfFile elf(path);
-  for (const auto& s : elf.fatbinSections()) {
-    try {
-      addEntries(out, path, s.name, s.bytes);
-    } catch (const FormatError& e) {
-      throw std::runtime_error(fmt::format("{}: section {}: {}", path, s.name, e.what()));
-    }
-  }
-  for (auto& l : out) l.entry.payload = {};  // they pointed into the mapping
   return out;
 }
 
