@@ -24,9 +24,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "toolchain/SearchPath.h"
 
 #ifndef CUCATCH_DEFAULT_NVCC
 #define CUCATCH_DEFAULT_NVCC "/usr/local/cuda/bin/nvcc"
@@ -214,12 +215,7 @@ Profile evaluateProfile(const fs::path& nvcc) {
 
 // The ptxas nvcc will run: the first on the PATH its profile sets ("" if none: cucatch-ptx then
 // says so when it needs one).
-std::string ptxasOf(const std::string& path) {
-  std::stringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((fs::path(dir) / "ptxas").c_str(), X_OK) == 0) return (fs::path(dir) / "ptxas").string();
-  return {};
-}
+std::string ptxasOf(const std::string& path) { return cucatch::toolchain::findOnPath("ptxas", path); }
 
 // The options the nvcc command line passes to ptxas (-Xptxas A,B / --ptxas-options=A,B), as one
 // string, for measuring the original kernels the way ptxas will compile them.

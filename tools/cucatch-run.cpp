@@ -25,6 +25,7 @@
 
 #include "fatbin/Listing.h"
 #include "runtime/Options.h"
+#include "toolchain/SearchPath.h"
 
 namespace fs = std::filesystem;
 
@@ -54,15 +55,7 @@ int listDeviceCode(const std::string& name) {
   std::string program = name;
   if (program.find('/') == std::string::npos)  // as execvp would find it
     if (const char* path = std::getenv("PATH"))
-      for (std::string_view dirs(path); !dirs.empty();) {
-        auto colon = dirs.find(':');
-        fs::path candidate = fs::path(std::string(dirs.substr(0, colon))) / program;
-        if (::access(candidate.c_str(), X_OK) == 0) {
-          program = candidate.string();
-          break;
-        }
-        dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
-      }
+      if (std::string found = cucatch::toolchain::findOnPath(program, path); !found.empty()) program = found;
   std::vector<cucatch::fatbin::ListedEntry> all;
   int status = 0;
   for (const auto& file : programAndLibraries(program)) {

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "toolchain/SearchPath.h"
+
 namespace cucatch::toolchain {
 
 namespace fs = std::filesystem;
@@ -25,15 +27,10 @@ std::string findPtxas(const std::string& nvccHint) {
   if (!nvccHint.empty()) candidates.push_back(fs::path(nvccHint).parent_path() / "ptxas");
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(fs::path(home) / "bin/ptxas");
   candidates.push_back("/usr/local/cuda/bin/ptxas");
-  if (const char* path = std::getenv("PATH"))
-    for (std::stringstream ss(path); !ss.eof();) {
-      std::string dir;
-      std::getline(ss, dir, ':');
-      if (!dir.empty()) candidates.push_back(fs::path(dir) / "ptxas");
-    }
   for (const auto& c : candidates)
     if (::access(c.c_str(), X_OK) == 0) return c.string();
-  return {};
+  const char* path = std::getenv("PATH");
+  return path ? findOnPath("ptxas", path) : std::string();
 }
 
 RegisterCounts parseVerboseOutput(const std::string& text) {

@@ -1,11 +1,17 @@
-// Launch validity arithmetic (instrument/RegisterLimit) and reading ptxas's verbose output
-// (toolchain/Ptxas): the register cap that keeps an instrumented kernel launchable with every
-// block size its original accepted.
+// Launch validity arithmetic (instrument/RegisterLimit), and finding ptxas and reading its
+// verbose output (toolchain/SearchPath, toolchain/Ptxas): the register cap that keeps an
+// instrumented kernel launchable with every block size its original accepted.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "instrument/RegisterLimit.h"
 #include "ptx/Parser.h"
 #include "toolchain/Ptxas.h"
+#include "toolchain/SearchPath.h"
 
 using namespace cucatch::instrument;
 
@@ -169,4 +175,25 @@ TEST_CASE("ptxas options: the -maxrregcount in force", "[ptxas]") {
   CHECK(maxRegisterCount(splitOptions("-maxrregcount=40")) == 40u);
   CHECK(maxRegisterCount(splitOptions("--maxrregcount 32 -v")) == 32u);
   CHECK(maxRegisterCount(splitOptions("-maxrregcount 32 -maxrregcount=48")) == 48u);  // the last wins
+}
+
+TEST_CASE("finding ptxas on a search path as execvp does", "[ptxas]") {
+  namespace fs = std::filesystem;
+  using cucatch::toolchain::findOnPath;
+  fs::path dir = fs::temp_directory_path() / fmt::format("cucatch-search-{}", ::getpid());
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  std::ofstream(dir / "a/ptxas") << "";  // not executable: skipped
+  std::ofstream(dir / "b/ptxas") << "#!/bin/sh\n";
+  fs::permissions(dir / "b/ptxas", fs::perms::owner_exec, fs::perm_options::add);
+  std::string a = (dir / "a").string(), b = (dir / "b").string();
+  CHECK(findOnPath("ptxas", a + ":" + b) == (dir / "b/ptxas").string());
+  CHECK(findOnPath("ptxas", a).empty());
+  CHECK(findOnPath("ptxas", "").empty());
+  // An empty entry is the current directory.
+  fs::path cwd = fs::current_path();
+  fs::current_path(dir / "b");
+  CHECK(findOnPath("ptxas", a + "::/nonexistent") == "./ptxas");
+  fs::current_path(cwd);
+  fs::remove_all(dir);
 }
