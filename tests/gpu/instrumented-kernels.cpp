@@ -7,7 +7,8 @@
 //      what they should;
 //   2. with metadata, in-bounds work reports nothing and computes the same;
 //   3. an access one past the end is reported, through a tagged pointer (direct BST index)
-//      and through an untagged one (shadow map), with the right site, address and size;
+//      and through an untagged one (shadow map), with the right site, address and size; each
+//      in its own launch, since in continue mode a thread ends at its first violation;
 //   4. a freed allocation is reported as use-after-free (the verdict of its base);
 //   5. in abort mode the kernel traps and the record survives in host-mapped memory.
 // Usage: instrumented-kernels SAXPY_INSTRUMENTED.ptx
@@ -167,31 +168,37 @@ int main(int argc, char** argv) {
   EXPECT(rt.host->count == 0 && std::memcmp(out.data(), expect.data(), n * 4) == 0,
          "in bounds with metadata: %u reports, result exact", rt.host->count);
 
-  // 3. One past the end of both arrays (n + 1 threads do work).
-  rt.publish(abi::kFlagContinue);
-  reset();
-  CU(saxpy(f, n + 1, 3.0f, xTagged, y));
-  unsigned count = rt.host->count;
-  bool sawX = false, sawY = false;
-  for (unsigned i = 0; i < count && i < 16; ++i) {
-    const auto& r = rt.record(i);
-    if (r.address == x + n * 4ull && r.base == x && r.size == n * 4ull && (r.info >> 8) == 4 && (r.meta >> abi::kMetaPointerTagShift) == xTag)
-      sawX = true;
-    if (r.address == y + n * 4ull && r.base == y && r.size == n * 4ull && (r.info >> 8) == 4 && (r.meta >> abi::kMetaPointerTagShift) == 0)
-      sawY = true;
-    std::printf("     record %u: site %u info 0x%x address 0x%llx base 0x%llx size %llu meta 0x%x tag %u block %u thread %u\n", i,
-                r.site, r.info, (unsigned long long)r.address, (unsigned long long)r.base,
-                (unsigned long long)r.size, r.meta & 0xFFFFFF, r.meta >> abi::kMetaPointerTagShift, r.block[0], r.thread[0]);
-  }
-  EXPECT(count >= 2 && sawX && sawY, "one past the end: %u reports, tagged x %s, untagged y %s", count,
-         sawX ? "seen" : "MISSING", sawY ? "seen" : "MISSING");
+  // 3. One past the end, n + 1 threads doing work: first of x (tagged) with y's stand-in z one
+  // element longer, then of y (untagged) with x's stand-in z (tagged). A thread ends at its first
+  // violation in continue mode, so each launch has one array that overflows.
+  CUdeviceptr z;
+  CU(cuMemAlloc(&z, (n + 1) * 4ull));
+  uint64_t zTagged = rt.meta.onAllocate(z, (n + 1) * 4ull, cucatch::runtime::MemoryKind::Device);
+  auto onePastTheEnd = [&](uint64_t xArg, uint64_t yArg, CUdeviceptr base, uint8_t tag, const char* what) {
+    rt.publish(abi::kFlagContinue);
+    reset();
+    CU(saxpy(f, n + 1, 3.0f, xArg, yArg));
+    unsigned count = rt.host->count;
+    bool seen = false;
+    for (unsigned i = 0; i < count && i < 16; ++i) {
+      const auto& r = rt.record(i);
+      seen |= r.address == base + n * 4ull && r.base == base && r.size == n * 4ull && (r.info >> 8) == 4 &&
+              (r.meta >> abi::kMetaPointerTagShift) == tag;
+      std::printf("     record %u: site %u info 0x%x address 0x%llx base 0x%llx size %llu meta 0x%x tag %u block %u thread %u\n", i,
+                  r.site, r.info, (unsigned long long)r.address, (unsigned long long)r.base,
+                  (unsigned long long)r.size, r.meta & 0xFFFFFF, r.meta >> abi::kMetaPointerTagShift, r.block[0], r.thread[0]);
+    }
+    EXPECT(count == 1 && seen, "one past the end of %s: %u report(s), %s", what, count, seen ? "seen" : "MISSING");
+  };
+  onePastTheEnd(xTagged, z, x, xTag, "tagged x");
+  onePastTheEnd(zTagged, y, y, 0, "untagged y");
 
   // 4. y freed: every access through it is a use-after-free.
   if (rt.meta.onFree(yTagged).status != cucatch::runtime::FreeStatus::Ok) std::exit(4);
   rt.publish(abi::kFlagContinue);
   reset();
   CU(saxpy(f, 256, 3.0f, xTagged, y));
-  count = rt.host->count;
+  unsigned count = rt.host->count;
   bool uaf = count > 0 && (rt.record(0).meta & abi::kMetaVerdictMask) == abi::kErrorUseAfterFree;
   EXPECT(uaf, "use after free: %u reports, first verdict %u", count, count ? rt.record(0).meta & 0xff : 0);
   rt.meta.onAllocate(y, n * 4ull, cucatch::runtime::MemoryKind::Device);  // y is live again
@@ -203,6 +210,6 @@ int main(int argc, char** argv) {
   EXPECT(r != CUDA_SUCCESS && rt.host->count >= 1, "abort mode: launch ended with error %d, %u record(s) kept",
          (int)r, rt.host->count);
 
-  std::printf("%d passed, %d failed\n", 5 - failures, failures);
+  std::printf("%d passed, %d failed\n", 6 - failures, failures);
   return failures ? 1 : 0;
 }
