@@ -161,6 +161,24 @@ HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
   return rt().after(rt().free(p, [&](CUdeviceptr base) { return real(base, stream); }, stream, true));
 }};
 
+// ---- contexts: when one ends, what its kernels recorded is reported and its tables dropped ----
+
+HOOK(cuCtxDestroy)(Fn real, CUcontext ctx) {  // every version has this signature
+  CUresult r = real(ctx);
+  if (r == CUDA_SUCCESS) rt().contextEnded(ctx);
+  return r;
+}};
+HOOK(cuDevicePrimaryCtxReset)(Fn real, CUdevice device) {
+  CUresult r = real(device);
+  if (r == CUDA_SUCCESS) rt().primaryContextEnded(device);
+  return r;
+}};
+HOOK(cuDevicePrimaryCtxRelease)(Fn real, CUdevice device) {
+  CUresult r = real(device);
+  if (r == CUDA_SUCCESS) rt().primaryContextEnded(device);  // if that was its last reference
+  return r;
+}};
+
 // ---- modules and launches ---------------------------------------------------------------------
 
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
@@ -805,7 +823,8 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemPrefetchBatchAsync) X(cuMemDiscardBatchAsync) X(cuMemDiscardAndPrefetchBatchAsync)           \
   X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
   X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
-  X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)
+  X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)              \
+  X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease)
 
 std::span<const HookEntry> allHooks() {
 #define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),

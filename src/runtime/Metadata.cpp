@@ -48,6 +48,13 @@ const std::vector<uint32_t>* ShadowMap::table(uint64_t l1Slot) const {
   return it == tables_.end() ? nullptr : &it->second;
 }
 
+std::vector<uint64_t> ShadowMap::slots() const {
+  std::vector<uint64_t> out;
+  for (const auto& [slot, table] : tables_) out.push_back(slot);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // ----------------------------------------------------------------------------- allocations
 
 std::string_view memoryKindName(MemoryKind k) {

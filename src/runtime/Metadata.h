@@ -48,6 +48,8 @@ class ShadowMap {
   };
   std::vector<Write> takeWrites();
   const std::vector<uint32_t>* table(uint64_t l1Slot) const;
+  // The first-level slots that have a second-level table, in increasing order.
+  std::vector<uint64_t> slots() const;
   size_t tables() const { return tables_.size(); }
 
  private:

@@ -1,6 +1,8 @@
 #include "runtime/Report.h"
 
 #include <cxxabi.h>
+#include <cstdio>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <map>
@@ -105,6 +107,16 @@ std::vector<Violation> fold(std::vector<Violation> in) {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+void writeStderr(const std::string& text) {
+  fflush(stderr);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(2, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
 }
 
 std::string demangle(const std::string& mangled) {

@@ -79,6 +79,9 @@ std::vector<Violation> fold(std::vector<Violation> violations);
 
 using Symbolizer = std::function<std::string(uintptr_t)>;
 std::string demangle(const std::string& mangled);
+// Writes `text` to stderr in one write(2), so that reports of several threads do not
+// interleave by line.
+void writeStderr(const std::string& text);
 std::string formatText(const Violation& v, const Metadata& metadata, const Symbolizer& symbolize);
 nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize);
 

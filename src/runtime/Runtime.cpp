@@ -19,9 +19,6 @@ namespace cucatch::runtime {
 
 namespace {
 
-constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * sizeof(uint32_t);
-constexpr size_t kL1Entries = size_t(1) << abi::kShadowL1Bits;
-
 // Errors after which the context is gone: an instrumented kernel that trapped ends this way.
 bool isLaunchFailure(CUresult r) {
   switch (r) {
@@ -39,17 +36,6 @@ bool isLaunchFailure(CUresult r) {
   }
 }
 
-void writeErr(const std::string& s) {
-  // One write per report, so that reports of several threads do not interleave by line.
-  fflush(stderr);
-  size_t done = 0;
-  while (done < s.size()) {
-    ssize_t n = ::write(2, s.data() + done, s.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-}
-
 }  // namespace
 
 Runtime& Runtime::get() {
@@ -61,14 +47,14 @@ Runtime& Runtime::get() {
 Runtime::Runtime() : options_(Options::defaults()) {
   std::string error = options_.load([](const char* name) { return std::getenv(name); });
   if (!error.empty()) {
-    writeErr(fmt::format("cucatch: error: {}\n", error));
+    writeStderr(fmt::format("cucatch: error: {}\n", error));
     _exit(2);
   }
   std::atexit([] { Runtime::get().atExit(); });
 }
 
 void Runtime::log(const std::string& line) {
-  if (options_.debug) writeErr(fmt::format("cucatch: debug: {}\n", line));
+  if (options_.debug) writeStderr(fmt::format("cucatch: debug: {}\n", line));
 }
 
 void Runtime::bindDriver(decltype(&::cuGetProcAddress_v2) getProcAddress) {
@@ -82,22 +68,14 @@ void Runtime::bindDriver(decltype(&::cuGetProcAddress_v2) getProcAddress) {
     if (getProcAddress(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && fn) \
       d_.name = reinterpret_cast<decltype(d_.name)>(fn);                                         \
     else {                                                                                       \
-      writeErr("cucatch: warning: the driver has no " #name "\n");                               \
+      writeStderr("cucatch: warning: the driver has no " #name "\n");                               \
       missing = true;                                                                            \
     }                                                                                            \
   }
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_RESOLVE)
+  CUCATCH_DRIVER_FUNCTIONS_RENAMED(CUCATCH_RESOLVE)
 #undef CUCATCH_RESOLVE
   if (missing) deviceFailed_ = true;
-}
-
-CUresult Runtime::ours(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    const char* name = "?";
-    if (d_.cuGetErrorName) d_.cuGetErrorName(r, &name);
-    writeErr(fmt::format("cucatch: warning: {} failed ({})\n", what, name));
-  }
-  return r;
 }
 
 void Runtime::relaxCapture(CUstreamCaptureMode& saved) {
@@ -109,104 +87,119 @@ void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStr
 // ------------------------------------------------------------------------------ device tables
 
 bool Runtime::ensureDevice() {
+  current_ = nullptr;
   if (deviceFailed_ || !d_.cuCtxGetCurrent) return false;
   CUcontext ctx = nullptr;
-  if (d_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) return false;
-  if (deviceReady_) {
-    if (ctx == context_) return true;
-    if (!warnedOtherContext_)
-      writeErr("cucatch: warning: allocations and launches in a second CUDA context are not checked "
-               "(cucatch follows the first context only)\n");
-    warnedOtherContext_ = true;
-    return false;
+  unsigned long long id = 0;
+  if (d_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || d_.cuCtxGetId(ctx, &id) != CUDA_SUCCESS) return false;
+  if (auto known = contexts_.find(id); known != contexts_.end()) {
+    current_ = known->second.get();
+    return current_ != nullptr;
   }
-  context_ = ctx;
-  MetadataConfig config;
-  config.tags = options_.tags;
-  config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
-  metadata_.emplace(config);
+  if (!metadata_) {
+    MetadataConfig config;
+    config.tags = options_.tags;
+    config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
+    metadata_.emplace(config);
+  }
+  CUdevice device = -1;
+  d_.cuCtxGetDevice(&device, ctx);
+  // Whether it is the device's primary context: only if that one is active, and then by its
+  // handle (retained and released again, which changes nothing while it is active).
+  bool primary = false;
+  unsigned flags = 0;
+  int active = 0;
+  CUcontext primaryContext = nullptr;
+  if (d_.cuDevicePrimaryCtxGetState(device, &flags, &active) == CUDA_SUCCESS && active &&
+      d_.cuDevicePrimaryCtxRetain(&primaryContext, device) == CUDA_SUCCESS) {
+    primary = primaryContext == ctx;
+    d_.cuDevicePrimaryCtxRelease(device);
+  }
   CUstreamCaptureMode saved;
   relaxCapture(saved);
-  bool ok = true;
-  auto step = [&](CUresult r, const char* what) { ok = ok && ours(r, what) == CUDA_SUCCESS; };
-  step(d_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating cucatch's stream");
-  size_t bstBytes = metadata_->bst().size() * sizeof(abi::BstEntry);
-  if (ok) step(d_.cuMemAlloc(&bst_, bstBytes), "allocating the base & size table");
-  if (ok) step(d_.cuMemAlloc(&zeroTable_, kL2Bytes), "allocating the shadow map");
-  if (ok) step(d_.cuMemAlloc(&l1_, kL1Entries * sizeof(uint64_t)), "allocating the shadow map");
-  if (ok) {
-    metadata_->takeDirtyEntries();  // the whole table goes up now
-    step(d_.cuMemcpyHtoDAsync(bst_, metadata_->bst().data(), bstBytes, stream_), "uploading the base & size table");
-    step(d_.cuMemsetD32Async(zeroTable_, 0, kL2Bytes / 4, stream_), "clearing the shadow map");
-    // Every first-level slot points at the shared all-zero second level.
-    step(d_.cuMemsetD2D32Async(l1_, 8, static_cast<uint32_t>(zeroTable_), 1, kL1Entries, stream_), "filling the shadow map");
-    step(d_.cuMemsetD2D32Async(l1_ + 4, 8, static_cast<uint32_t>(zeroTable_ >> 32), 1, kL1Entries, stream_),
-         "filling the shadow map");
-  }
-  if (ok) {
-    errorBytes_ = abi::kErrorHeaderBytes + size_t(options_.maxErrors) * abi::kErrorRecordBytes;
-    errorBytes_ = (errorBytes_ + 4095) & ~size_t(4095);
-    errorHost_ = static_cast<unsigned char*>(std::aligned_alloc(4096, errorBytes_));
-    std::memset(errorHost_, 0, errorBytes_);
-    reinterpret_cast<abi::ErrorBufferHeader*>(errorHost_)->capacity = static_cast<uint32_t>(options_.maxErrors);
-    step(d_.cuMemHostRegister(errorHost_, errorBytes_, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE),
-         "registering the error buffer");
-    if (ok) step(d_.cuMemHostGetDevicePointer(&errorDevice_, errorHost_, 0), "mapping the error buffer");
-  }
-  if (ok) step(d_.cuStreamSynchronize(stream_), "setting up the device tables");
+  auto tables = DeviceTables::create(d_, ctx, id, device, primary, *metadata_, static_cast<uint32_t>(options_.maxErrors));
   restoreCapture(saved);
-  if (!ok) {
-    deviceFailed_ = true;
-    writeErr("cucatch: warning: the device tables could not be set up: kernels run unchecked\n");
+  if (!tables) {
+    writeStderr(fmt::format("cucatch: warning: the device tables could not be set up in the context of device {}: "
+                            "its kernels run unchecked\n",
+                            device));
+    contexts_.emplace(id, nullptr);
     return false;
   }
-  deviceReady_ = true;
-  log(fmt::format("device tables ready: bst {:#x} ({} entries), shadow L1 {:#x}, error buffer {:#x}", bst_,
-                  metadata_->bst().size(), l1_, errorDevice_));
+  current_ = tables.get();
+  contexts_.emplace(id, std::move(tables));
+  log(fmt::format("device tables ready in context {} (device {}, {} context{} checked)", id, device,
+                  contexts_.size(), contexts_.size() == 1 ? "" : "s"));
   return true;
 }
 
-CUdeviceptr Runtime::secondLevelTable(uint64_t slot) {
-  auto it = l2_.find(slot);
-  if (it != l2_.end()) return it->second;
-  CUdeviceptr t = 0;
-  if (ours(d_.cuMemAlloc(&t, kL2Bytes), "allocating a shadow table") != CUDA_SUCCESS) return 0;
-  ours(d_.cuMemsetD32Async(t, 0, kL2Bytes / 4, stream_), "clearing a shadow table");
-  CUdeviceptr entry = l1_ + slot * sizeof(uint64_t);
-  ours(d_.cuMemsetD32Async(entry, static_cast<uint32_t>(t), 1, stream_), "linking a shadow table");
-  ours(d_.cuMemsetD32Async(entry + 4, static_cast<uint32_t>(t >> 32), 1, stream_), "linking a shadow table");
-  ours(d_.cuStreamSynchronize(stream_), "linking a shadow table");
-  l2_[slot] = t;
-  return t;
+void Runtime::dropTables(const std::function<bool(const DeviceTables&)>& ended) {
+  bool any = false;
+  for (const auto& [id, tables] : contexts_) any = any || (tables && ended(*tables));
+  if (!any) return;
+  drain(false);  // from host memory: no call into the context that ended
+  for (auto it = contexts_.begin(); it != contexts_.end();) {
+    if (it->second && ended(*it->second)) {
+      log(fmt::format("context {} (device {}) ended: its tables are dropped", it->first, it->second->device()));
+      if (current_ == it->second.get()) current_ = nullptr;
+      // Its device memory went with the context. The host error buffer is left allocated: it
+      // was registered in the context, and unregistering it would call into a dead one.
+      it = contexts_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Runtime::contextEnded(CUcontext ctx) {
+  std::lock_guard lock(mutex_);
+  dropTables([&](const DeviceTables& t) { return t.context() == ctx; });
+}
+
+void Runtime::primaryContextEnded(CUdevice device) {
+  std::lock_guard lock(mutex_);
+  unsigned flags = 0;
+  int active = 0;
+  if (d_.cuDevicePrimaryCtxGetState && d_.cuDevicePrimaryCtxGetState(device, &flags, &active) == CUDA_SUCCESS && active)
+    return;  // a reference is left: it lives on
+  dropTables([&](const DeviceTables& t) { return t.primary() && t.device() == device; });
 }
 
 void Runtime::publish(CUstream stream, bool streamOrdered) {
   auto entries = metadata_->takeDirtyEntries();
   auto writes = metadata_->shadow().takeWrites();
   if (entries.empty() && writes.empty()) return;
+  DeviceTables* here = current_;  // null when the current context has no tables
+  // A context that ended where cucatch did not see it end (the CUDA runtime resets the primary
+  // context by its own paths; the handle then names the device's next primary context, with
+  // another ID) takes its tables with it.
+  dropTables([&](const DeviceTables& t) {
+    unsigned long long id = 0;
+    return &t != here && (d_.cuCtxGetId(t.context(), &id) != CUDA_SUCCESS || id != t.contextId());
+  });
   CUstreamCaptureMode saved;
   relaxCapture(saved);
-  // Stream-ordered allocations and frees change the tables in their stream's order (memsets
-  // need no staging memory); everything else changes them now, before the next launch.
-  CUstream target = streamOrdered ? stream : stream_;
-  for (const auto& w : writes) {
-    CUdeviceptr table = secondLevelTable(w.l1Slot);
-    if (table) ours(d_.cuMemsetD32Async(table + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
+  // Stream-ordered allocations and frees change the tables in their stream's order; everything
+  // else changes them now, before the next launch. Other contexts take a stream-ordered change
+  // at the same point of that stream, through an event (a stream being captured cannot be
+  // waited on from outside the capture: they take it now).
+  if (here) here->apply(*metadata_, entries, writes, streamOrdered ? stream : nullptr);
+  CUevent point = nullptr;
+  if (here && streamOrdered && contexts_.size() > 1) {
+    CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+    d_.cuStreamIsCapturing(stream, &capturing);
+    if (capturing == CU_STREAM_CAPTURE_STATUS_NONE &&
+        (ours(d_.cuEventCreate(&point, CU_EVENT_DISABLE_TIMING), "ordering a table update") != CUDA_SUCCESS ||
+         ours(d_.cuEventRecord(point, stream), "ordering a table update") != CUDA_SUCCESS))
+      point = nullptr;
   }
-  for (uint32_t index : entries) {
-    const abi::BstEntry& e = metadata_->bst()[index];
-    CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
-    if (streamOrdered) {
-      uint32_t words[sizeof(abi::BstEntry) / 4];
-      std::memcpy(words, &e, sizeof words);
-      for (unsigned k = 0; k < std::size(words); ++k)
-        ours(d_.cuMemsetD32Async(at + 4 * k, words[k], 1, target), "updating the base & size table");
-    } else {
-      // Pageable source: the driver has staged it when the call returns.
-      ours(d_.cuMemcpyHtoDAsync(at, &e, sizeof e, stream_), "updating the base & size table");
-    }
+  for (auto& [id, tables] : contexts_) {
+    if (!tables || tables.get() == here) continue;
+    ContextScope scope(d_, tables->context());
+    bool ordered = point && ours(d_.cuStreamWaitEvent(tables->stream(), point, 0), "ordering a table update") == CUDA_SUCCESS;
+    tables->apply(*metadata_, entries, writes, ordered ? tables->stream() : nullptr);
   }
-  if (!streamOrdered) ours(d_.cuStreamSynchronize(stream_), "updating the device tables");
+  if (point) d_.cuEventDestroy(point);
   restoreCapture(saved);
 }
 
@@ -336,11 +329,12 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   // before the memory's last users have finished.
   std::lock_guard lock(mutex_);
   CUdeviceptr real = strip(pointer);
-  if (!deviceReady_ || pointer == 0) return realFree(real);
+  if (!metadata_ || pointer == 0) return realFree(real);
   // A pointer cucatch never saw anything about may come from elsewhere (another context, an
   // allocator it does not track): the driver decides.
   const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
+  ensureDevice();  // the tables of the context freeing it, if it has any (all are updated)
   Backtrace at = backtrace(callStack(0));
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
@@ -373,7 +367,8 @@ void Runtime::noteKernelHandle(void* kernel) {
 Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& instrumented) {
   resolved = static_cast<CUfunction>(handle);
   instrumented = false;
-  auto cached = functionModule_.find(handle);
+  const uint64_t context = current_->contextId();
+  auto cached = functionModule_.find({context, handle});
   if (cached != functionModule_.end()) {
     resolved = cached->second.function;
     instrumented = cached->second.instrumented;
@@ -396,17 +391,17 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& ins
       log(fmt::format("launch of {} whose module cannot be found (cuFuncGetModule: {}, as a CUkernel: {}); "
                       "treated as not instrumented",
                       handle, int(byFunction), int(byKernel)));
-      functionModule_[handle] = {nullptr, f, false};
+      functionModule_[{context, handle}] = {nullptr, f, false};
       return nullptr;
     }
   }
-  auto& slot = modules_[mod];
+  auto& slot = modules_[{context, mod}];
   if (!slot) {
     slot = std::make_unique<Module>();
     registerModule(mod, *slot);
   }
   instrumented = slot->instrumented && slot->kernels.count(kernelName(f));
-  functionModule_[handle] = {slot.get(), f, instrumented};
+  functionModule_[{context, handle}] = {slot.get(), f, instrumented};
   resolved = f;
   return slot.get();
 }
@@ -454,7 +449,7 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   // layout and the code reading it may not be ours. It runs as an uninstrumented module
   // (unchecked, arguments untagged).
   if (!otherVersion.empty() || stateBytes != abi::kStateBytes) {
-    writeErr(fmt::format("cucatch: warning: a module was instrumented by a cucatch of ABI version {}, this runtime "
+    writeStderr(fmt::format("cucatch: warning: a module was instrumented by a cucatch of ABI version {}, this runtime "
                          "implements version {}: its kernels run unchecked (rebuild it with this cucatch)\n",
                          otherVersion.empty() ? "?" : otherVersion, abi::kAbiVersion));
     return;
@@ -473,15 +468,15 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
       std::string symbol = CUCATCH_SITES_PREFIX + hex;
       CUresult r = d_.cuModuleGetGlobal(&sites, &sitesBytes, mod, symbol.c_str());
       std::string json(sitesBytes, '\0');
-      if (r == CUDA_SUCCESS && sitesBytes) r = d_.cuMemcpyDtoHAsync(json.data(), sites, sitesBytes, stream_);
-      if (r == CUDA_SUCCESS) r = d_.cuStreamSynchronize(stream_);
+      if (r == CUDA_SUCCESS && sitesBytes) r = d_.cuMemcpyDtoHAsync(json.data(), sites, sitesBytes, current_->stream());
+      if (r == CUDA_SUCCESS) r = d_.cuStreamSynchronize(current_->stream());
       json.resize(strnlen(json.data(), json.size()));
       try {
         if (r != CUDA_SUCCESS) throw std::runtime_error(fmt::format("reading it failed with error {}", int(r)));
         units_[unit] = SiteTable::parse(json);
       } catch (const std::exception& e) {
         // Without the table the unit's kernels are not known: they get untagged arguments.
-        writeErr(fmt::format("cucatch: warning: the site table {} is unreadable ({}): its reports will lack "
+        writeStderr(fmt::format("cucatch: warning: the site table {} is unreadable ({}): its reports will lack "
                              "source positions\n",
                              symbol, e.what()));
         continue;
@@ -489,14 +484,9 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     }
     for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
-  abi::ModuleState s{};
-  s.bst = bst_;
-  s.bstCapacity = metadata_->bst().size();
-  s.shadowL1 = l1_;
-  s.errorBuffer = errorDevice_;
-  s.flags = options_.continueMode() ? abi::kFlagContinue : 0;
-  ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, stream_), "publishing the runtime state to a module");
-  ours(d_.cuStreamSynchronize(stream_), "publishing the runtime state to a module");
+  abi::ModuleState s = current_->moduleState(options_.continueMode() ? abi::kFlagContinue : 0);
+  ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, current_->stream()), "publishing the runtime state to a module");
+  ours(d_.cuStreamSynchronize(current_->stream()), "publishing the runtime state to a module");
   restoreCapture(saved);
   log(fmt::format("registered instrumented module {} with {} compilation units and {} instrumented kernels",
                   static_cast<void*>(mod), m.units.size(), m.kernels.size()));
@@ -576,10 +566,11 @@ void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**&
 }
 
 const std::string& Runtime::kernelName(CUfunction f) {
-  auto name = functionNames_.find(f);
+  auto name = functionNames_.find({current_->contextId(), f});
   if (name == functionNames_.end()) {
     const char* n = nullptr;
-    name = functionNames_.emplace(f, d_.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? n : "?").first;
+    name = functionNames_.emplace(InContext<CUfunction>{current_->contextId(), f},
+                                  d_.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? n : "?").first;
   }
   return name->second;
 }
@@ -618,7 +609,7 @@ void Runtime::launchRefused(void* function, const unsigned threads[3], CUresult 
   std::lock_guard lock(mutex_);
   CUfunction f = nullptr;
   bool instrumented = false;
-  Module* m = deviceReady_ ? moduleOf(function, f, instrumented) : nullptr;
+  Module* m = ensureDevice() ? moduleOf(function, f, instrumented) : nullptr;
   if (!m || !instrumented) return;
   const std::string& name = kernelName(f);
   int registers = 0, maxThreads = 0;
@@ -632,7 +623,7 @@ void Runtime::launchRefused(void* function, const unsigned threads[3], CUresult 
                                            : std::string();
   // Only a refusal that instrumentation can have caused is cucatch's to explain.
   if (result == CUDA_ERROR_INVALID_VALUE && block <= static_cast<uint64_t>(maxThreads)) return;
-  writeErr(fmt::format("cucatch: error: {} of kernel {} with {}x{}x{} threads per block failed ({}): instrumented, it "
+  writeStderr(fmt::format("cucatch: error: {} of kernel {} with {}x{}x{} threads per block failed ({}): instrumented, it "
                        "uses {} registers per thread and accepts at most {} threads per block{}. This launch may "
                        "have worked without cucatch: please report it (docs/runtime.md)\n",
                        api, demangle(name), threads[0], threads[1], threads[2], error, registers, maxThreads,
@@ -656,29 +647,31 @@ void Runtime::synchronized() {
 }
 
 void Runtime::drain(bool launchFailed) {
-  if (!errorHost_) return;
-  auto* header = reinterpret_cast<volatile abi::ErrorBufferHeader*>(errorHost_);
-  uint32_t count = header->count;
-  uint32_t capacity = header->capacity;
-  uint32_t recorded = std::min(count, capacity);
-  if (recorded <= drained_) {
+  std::vector<abi::ErrorRecord> records;
+  uint32_t overflow = 0;
+  for (auto& [id, tables] : contexts_) {
+    if (!tables) continue;
+    uint32_t more = 0;
+    auto taken = tables->takeRecords(more);
+    if (!taken.empty()) overflow += more;
+    records.insert(records.end(), taken.begin(), taken.end());
+  }
+  if (records.empty()) {
     if (launchFailed && options_.tags && !hintedAtTags_) {
       // Not a violation cucatch can report, but with tags on the likeliest cause in a program
       // that runs correctly without cucatch: an uninstrumented kernel dereferenced a tagged
       // pointer it read from memory (launch arguments are untagged; memory is not).
       hintedAtTags_ = true;
-      writeErr("cucatch: warning: a kernel failed and cucatch recorded no violation. If the program runs "
-               "correctly without cucatch, a kernel cucatch did not instrument (a precompiled library) may "
-               "have read a tagged pointer from device memory, such as the pointer array of a batched cuBLAS "
-               "call: run it with CUCATCH_TAGS=0 (docs/runtime.md)\n");
+      writeStderr("cucatch: warning: a kernel failed and cucatch recorded no violation. If the program runs "
+                  "correctly without cucatch, a kernel cucatch did not instrument (a precompiled library) may "
+                  "have read a tagged pointer from device memory, such as the pointer array of a batched cuBLAS "
+                  "call: run it with CUCATCH_TAGS=0 (docs/runtime.md)\n");
     }
-    log("a launch failed with no violation recorded: not cucatch's to report");
+    if (launchFailed) log("a launch failed with no violation recorded: not cucatch's to report");
     return;
   }
   std::vector<Violation> found;
-  for (uint32_t i = drained_; i < recorded; ++i) {
-    abi::ErrorRecord r;
-    std::memcpy(&r, errorHost_ + abi::kErrorHeaderBytes + size_t(i) * abi::kErrorRecordBytes, sizeof r);
+  for (const abi::ErrorRecord& r : records) {
     auto unit = units_.find(r.unit);
     const SiteTable* table = unit != units_.end() ? &unit->second : nullptr;
     const Site* site = table && r.site < table->sites.size() ? &table->sites[r.site] : nullptr;
@@ -691,12 +684,11 @@ void Runtime::drain(bool launchFailed) {
         if (m->units.count(r.unit)) v.kernels.push_back(kernel);
     }
   }
-  drained_ = recorded;
   launched_.clear();
-  if (count > capacity)
-    writeErr(fmt::format("cucatch: {} more violations were not recorded (the error buffer holds {}; raise "
-                         "CUCATCH_MAX_ERRORS)\n",
-                         count - capacity, capacity));
+  if (overflow)
+    writeStderr(fmt::format("cucatch: {} more violations were not recorded (the error buffer holds {}; raise "
+                            "CUCATCH_MAX_ERRORS)\n",
+                            overflow, options_.maxErrors));
   report(std::move(found));
 }
 
@@ -705,7 +697,7 @@ void Runtime::report(std::vector<Violation> violations) {
   bool fatal = !options_.continueMode();
   auto sym = [this](uintptr_t f) { return symbolize(f); };
   for (const auto& v : fold(std::move(violations))) {
-    writeErr(formatText(v, *metadata_, sym));
+    writeStderr(formatText(v, *metadata_, sym));
     jsonReports_.push_back(toJson(v, sym));
     ++errorsReported_;
   }
@@ -714,13 +706,13 @@ void Runtime::report(std::vector<Violation> violations) {
     for (const auto& j : jsonReports_) doc[j["kind"] == "leak" ? "leaks" : "errors"].push_back(j);
     std::ofstream out(path);
     out << doc.dump(1) << "\n";
-    if (!out) writeErr(fmt::format("cucatch: warning: cannot write the JSON report to {}\n", path));
+    if (!out) writeStderr(fmt::format("cucatch: warning: cannot write the JSON report to {}\n", path));
   }
   if (fatal && !exiting_) terminate();
 }
 
 void Runtime::terminate() {
-  writeErr(fmt::format("cucatch: {} error{} reported; exiting with status {}\n", errorsReported_,
+  writeStderr(fmt::format("cucatch: {} error{} reported; exiting with status {}\n", errorsReported_,
                        errorsReported_ == 1 ? "" : "s", options_.errorExitCode));
   fflush(stdout);
   fflush(stderr);
@@ -730,10 +722,15 @@ void Runtime::terminate() {
 void Runtime::atExit() {
   std::lock_guard lock(mutex_);
   exiting_ = true;
-  if (deviceReady_) {
-    // Kernels still running may yet record violations; their failure is reported below.
+  if (!contexts_.empty()) {
+    // Kernels still running in the current context may yet record violations; their failure
+    // is reported below. (Only the current one: another context may have been torn down by
+    // the CUDA runtime's own exit handlers, and its handle must not be used.)
     CUcontext ctx = nullptr;
-    if (d_.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == context_) d_.cuCtxSynchronize();
+    unsigned long long id = 0;
+    if (d_.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && d_.cuCtxGetId(ctx, &id) == CUDA_SUCCESS &&
+        contexts_.count(id))
+      d_.cuCtxSynchronize();
     drain(false);
   }
   if (options_.leakCheck && metadata_) {

@@ -16,27 +16,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/DeviceTables.h"
+#include "runtime/Driver.h"
 #include "runtime/ElfSymbols.h"
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
 
 namespace cucatch::runtime {
-
-// The real driver entry points the runtime itself calls, resolved through the driver's own
-// cuGetProcAddress (never through our wrappers, so our own allocations stay untracked).
-struct Driver {
-#define CUCATCH_DRIVER_FUNCTIONS(X)                                                               \
-  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemsetD32Async) X(cuMemcpyHtoDAsync)  \
-  X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
-  X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
-  X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
-  X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo)    \
-  X(cuFuncGetAttribute)
-#define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
-  CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
-#undef CUCATCH_DECLARE
-};
 
 // Scratch storage for a launch whose parameters had to be rewritten (untagged copies).
 struct LaunchArguments {
@@ -81,6 +68,14 @@ class Runtime {
   void launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api);
   void noteKernelHandle(void* kernel);
 
+  // ---- contexts ----------------------------------------------------------------------------
+  // After the program destroyed `ctx`, or released or reset the primary context of `device`
+  // (ended only if it is no longer active): what its kernels recorded is reported (the error
+  // buffer is host memory) and its tables are dropped, so that a context made later, even at
+  // the same handle, gets its own.
+  void contextEnded(CUcontext ctx);
+  void primaryContextEnded(CUdevice device);
+
   // ---- results -----------------------------------------------------------------------------
   // After any wrapped call: a launch failure makes the runtime look for violation records.
   CUresult after(CUresult result);
@@ -106,7 +101,10 @@ class Runtime {
     // also hold kernels of uninstrumented code linked in, such as a static library's).
     std::unordered_set<std::string> kernels;
   };
-  bool ensureDevice();  // device tables and error buffer in the current context
+  // The tables of the current context, made on its first allocation or launch (current_);
+  // false when there is no current context or its tables could not be made.
+  bool ensureDevice();
+  void dropTables(const std::function<bool(const DeviceTables&)>& ended);
   // Whether the allocation being made was asked for by a precompiled library (a shared
   // object other than the program that does not link libcucatch): such memory stays
   // untagged, since the library's kernels may read the pointer back from device memory.
@@ -116,8 +114,9 @@ class Runtime {
   std::vector<void*> callStack(size_t atLeast) const;
   // The program's frames of `stack` (libcucatch's own dropped), at most the backtrace depth.
   Backtrace backtrace(const std::vector<void*>& stack) const;
+  // Brings every context's tables up to date with the metadata: now, or for a stream-ordered
+  // change in `stream`'s order (other contexts wait for that point through an event).
   void publish(CUstream stream, bool streamOrdered);
-  CUdeviceptr secondLevelTable(uint64_t slot);
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
@@ -128,7 +127,7 @@ class Runtime {
   void report(std::vector<Violation> violations);
   void terminate();
   std::string symbolize(uintptr_t frame);
-  CUresult ours(CUresult r, const char* what);
+  CUresult ours(CUresult r, const char* what) { return d_.check(r, what); }
   void relaxCapture(CUstreamCaptureMode& saved);
   void restoreCapture(CUstreamCaptureMode saved);
 
@@ -137,28 +136,35 @@ class Runtime {
   std::recursive_mutex mutex_;
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
 
-  CUcontext context_ = nullptr;
-  bool deviceReady_ = false, deviceFailed_ = false, warnedOtherContext_ = false;
-  CUstream stream_ = nullptr;
-  CUdeviceptr bst_ = 0, l1_ = 0, zeroTable_ = 0;
-  std::unordered_map<uint64_t, CUdeviceptr> l2_;
-  unsigned char* errorHost_ = nullptr;  // ours (registered, not cuMemHostAlloc'ed): outlives the context
-  size_t errorBytes_ = 0;
-  CUdeviceptr errorDevice_ = 0;
-  uint32_t drained_ = 0;
+  // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
+  // null entry is a context whose tables could not be made: it runs unchecked.
+  std::unordered_map<uint64_t, std::unique_ptr<DeviceTables>> contexts_;
+  DeviceTables* current_ = nullptr;  // set by ensureDevice
+  bool warnedTablesFailed_ = false;
+  bool deviceFailed_ = false;  // the driver lacks what the runtime needs
 
   struct Resolved {
     Module* module;
     CUfunction function;
     bool instrumented;  // the kernel is one of module->kernels
   };
-  std::unordered_map<void*, Resolved> functionModule_;  // launch handle (CUfunction or CUkernel)
-  std::unordered_map<CUmodule, std::unique_ptr<Module>> modules_;
+  // Handles of one context: a CUkernel resolves to a function and module per context, and a
+  // destroyed context's handles may come back as another's.
+  template <typename Handle>
+  using InContext = std::pair<uint64_t, Handle>;
+  struct InContextHash {
+    template <typename Handle>
+    size_t operator()(const InContext<Handle>& k) const {
+      return std::hash<uint64_t>()(k.first) * 31 + std::hash<Handle>()(k.second);
+    }
+  };
+  std::unordered_map<InContext<void*>, Resolved, InContextHash> functionModule_;  // launch handle (CUfunction or CUkernel)
+  std::unordered_map<InContext<CUmodule>, std::unique_ptr<Module>, InContextHash> modules_;
   std::unordered_map<uint32_t, SiteTable> units_;  // by unit id, from every module loaded
   // Kernels launched since the last report point, and their modules: who was running when a
   // device function recorded a violation.
   std::vector<std::pair<std::string, const Module*>> launched_;
-  std::unordered_map<CUfunction, std::string> functionNames_;
+  std::unordered_map<InContext<CUfunction>, std::string, InContextHash> functionNames_;
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
 

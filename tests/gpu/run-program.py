@@ -19,6 +19,7 @@
   "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
+  "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
   host-side errors are caught in a program cucatch-nvcc did not build; "// cucatch-also: with
@@ -72,6 +73,13 @@ def main():
     text = open(source).read().splitlines()
     if python:  # the same annotations behind "#"
         text = ["//" + l[1:] if l.startswith("# cucatch-") else l for l in text]
+    needs = [int(l.split(":")[1]) for l in text if l.startswith("// cucatch-needs-gpus:")]
+    if needs:
+        gpus = len([l for l in subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.splitlines()
+                    if l.startswith("GPU ")])
+        if gpus < needs[0]:
+            print(f"SKIPPED: {a.name} needs {needs[0]} GPUs, this machine has {gpus}")
+            return 77
     m = re.match(r"// cucatch-expect: (.*)$", text[0])
     if not m:
         fail(f"{source}: no cucatch-expect annotation on line 1")

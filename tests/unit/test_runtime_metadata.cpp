@@ -171,6 +171,22 @@ TEST_CASE("dirty tracking: what changed since the last upload", "[runtime]") {
   CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
 }
 
+TEST_CASE("a context that appears later copies every second-level table there is", "[runtime]") {
+  // DeviceTables::create uploads the tables of slots() for a context made after allocations.
+  Metadata m;
+  CHECK(m.shadow().slots().empty());
+  uint64_t far = deviceAddress(0) + (uint64_t(5) << abi::kShadowL1Shift);
+  m.onAllocate(far, 64, MemoryKind::Device);
+  m.onAllocate(deviceAddress(0), 64, MemoryKind::Device);
+  uint64_t slot = deviceAddress(0) >> abi::kShadowL1Shift;
+  CHECK(m.shadow().slots() == std::vector<uint64_t>{slot, slot + 5});
+  for (uint64_t s : m.shadow().slots()) CHECK(m.shadow().table(s) != nullptr);
+  // A copy of those tables answers as the writes applied one by one did.
+  CHECK(m.shadow().lookup(far) != 0);
+  CHECK(m.shadow().table(slot + 5)->at((far >> abi::kShadowGranuleShift) & (ShadowMap::kL2Entries - 1)) ==
+        m.shadow().lookup(far));
+}
+
 TEST_CASE("a full table leaves new allocations untracked and untagged, not broken", "[runtime]") {
   Metadata m(MetadataConfig{.bstCapacity = 300});
   std::vector<uint64_t> ptrs;
