@@ -87,9 +87,8 @@ constexpr size_t kReplacedKept = 4096;
 Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
   config_.bstCapacity = std::max<uint32_t>(config_.bstCapacity, kFirstIndirect + 1);
   bst_.assign(config_.bstCapacity, abi::BstEntry{});
-  // Entry 0: "unknown": everything passes. (A runtime that wants unknown pointers reported
-  // publishes size 0 here instead.)
-  setEntry(0, abi::BstEntry{0, UINT64_MAX, 0, abi::kBstLive, 0, 0, 0});
+  // Entry 0: unknown memory, where everything passes but the null page (cucatch_abi.h).
+  setEntry(0, abi::BstEntry{abi::kNullPageBytes, 0 - abi::kNullPageBytes, 0, abi::kBstLive, 0, 0, 0});
   // Direct tags are BST indices: the even ones of 16..254 (the odd entries stay unused).
   for (uint32_t i = kFirstIndirect - kTagStep; i >= abi::kFirstDirectTag; i -= kTagStep) freeDirect_.push_back(i);
   for (uint32_t i = config_.bstCapacity - 1; i >= kFirstIndirect; --i) freeIndirect_.push_back(i);

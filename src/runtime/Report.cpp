@@ -61,6 +61,7 @@ std::string_view violationKindName(ViolationKind k) {
   switch (k) {
     case ViolationKind::OutOfBounds: return "out-of-bounds";
     case ViolationKind::UseAfterFree: return "use-after-free";
+    case ViolationKind::NullPointer: return "null-pointer-dereference";
     case ViolationKind::DoubleFree: return "double-free";
     case ViolationKind::InvalidFree: return "invalid-free";
     case ViolationKind::Leak: return "leak";
@@ -72,6 +73,9 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   Violation v;
   uint32_t verdict = r.meta & abi::kMetaVerdictMask;
   v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
+  // Checked against entry 0 (no allocation there) and inside the null page.
+  if (verdict == 0 && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
+    v.kind = ViolationKind::NullPointer;
   v.staleTag = verdict == abi::kErrorTagMismatch;
   switch (r.info & 0xFF) {
     case abi::kAccessWrite: v.access = "write"; break;
@@ -169,7 +173,8 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
   const Allocation* a = v.allocation;
   switch (v.kind) {
     case ViolationKind::OutOfBounds:
-    case ViolationKind::UseAfterFree: {
+    case ViolationKind::UseAfterFree:
+    case ViolationKind::NullPointer: {
       out += fmt::format("cucatch: ERROR: {} {} of {} bytes at {}\n", violationKindName(v.kind), v.access, v.size,
                          hex(v.address));
       std::string kernel;
@@ -187,7 +192,11 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
         out += fmt::format("cucatch:   the pointer carries tag {}, which its table entry no longer has: it "
                            "points into memory freed and reallocated since\n",
                            v.pointerTag);
-      if (a) {
+      if (v.kind == ViolationKind::NullPointer) {
+        out += fmt::format("cucatch:   address is {} bytes from null: the pointer is null, or an offset from a null "
+                           "pointer\n",
+                           v.address);
+      } else if (a) {
         out += fmt::format("cucatch:   address is {} {}{}\n", relation(v, *a), allocationLine(*a),
                            a->live ? "" : ", freed");
         const Allocation* hit = metadata.find(v.address);
@@ -233,7 +242,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     return l;
   };
   nlohmann::json j{{"kind", violationKindName(v.kind)}, {"address", hex(v.address)}};
-  if (v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree) {
+  if (v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree ||
+      v.kind == ViolationKind::NullPointer) {
     j["access"] = v.access;
     j["size"] = v.size;
     j["block"] = v.block;
@@ -260,6 +270,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
       j["instruction"] = v.site->instruction;
     }
   }
+  if (v.kind == ViolationKind::NullPointer) j["offset_from_null"] = v.address;
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
   if (const Allocation* a = v.allocation) {
     nlohmann::json al{{"base", hex(a->base)},

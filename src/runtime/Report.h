@@ -46,7 +46,7 @@ struct SiteTable {
   static SiteTable parse(std::string_view json);
 };
 
-enum class ViolationKind { OutOfBounds, UseAfterFree, DoubleFree, InvalidFree, Leak };
+enum class ViolationKind { OutOfBounds, UseAfterFree, NullPointer, DoubleFree, InvalidFree, Leak };
 std::string_view violationKindName(ViolationKind k);
 
 struct Violation {

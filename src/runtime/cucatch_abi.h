@@ -35,7 +35,7 @@ CUCATCH_CONST unsigned kFirstDirectTag = 16;   /* 16..255: the BST index itself 
 enum BstState { kBstFree = 0, kBstLive = 1, kBstFreed = 2 };
 typedef struct BstEntry {
   uint64_t base;     /* untagged start of the allocation */
-  uint64_t size;     /* bytes; entry 0 has UINT64_MAX so that unknown pointers pass */
+  uint64_t size;     /* bytes; entry 0 (unknown memory) is [kNullPageBytes, 2^64): see there */
   uint8_t tag;       /* the tag handed out with the pointer (0: untagged) */
   uint8_t state;     /* BstState */
   uint16_t reserved0;
@@ -44,6 +44,11 @@ typedef struct BstEntry {
 } BstEntry;
 CUCATCH_CONST unsigned kBstEntryBytes = 32;
 CUCATCH_CONST unsigned kBstMetaOffset = 16; /* the u32 at this offset: tag | state << 8 */
+/* BST entry 0 is what an address no allocation covers is checked against: everything but the
+ * first 64 KiB, so that an access through a null pointer (or at a small offset from one) is a
+ * violation, reported as a null-pointer dereference. No device memory is mapped there, so the
+ * original access would have faulted: a correct program never trips it. */
+CUCATCH_CONST uint64_t kNullPageBytes = 64 * 1024;
 
 /* ---- shadow map ------------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kShadowGranuleShift = 5;   /* 32-byte granules */

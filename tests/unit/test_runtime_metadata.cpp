@@ -55,12 +55,16 @@ TEST_CASE("tags off, managed and host-mapped memory: untagged pointers found by 
   CHECK(memoryKindName(m.find(registered)->kind) == "host-registered");
 }
 
-TEST_CASE("unknown memory is entry 0: everything passes", "[runtime]") {
+TEST_CASE("unknown memory is entry 0: everything passes but the null page", "[runtime]") {
   Metadata m;
   auto v = m.deviceView(0x1234567000ull);
   CHECK(v.index == 0);
-  CHECK(v.entry.size == UINT64_MAX);
+  CHECK(v.entry.base == abi::kNullPageBytes);
+  CHECK(v.entry.base + v.entry.size == 0);  // up to the end of the address space
   CHECK(v.verdict == 0);
+  auto null = m.deviceView(16);
+  CHECK(null.index == 0);
+  CHECK(16 < null.entry.base);
   // Addresses beyond what the first level covers are unknown too, not a crash.
   CHECK(m.deviceView(0x00F0000000000000ull).index == 0);
 }

@@ -110,6 +110,32 @@ TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtim
   CHECK(j["allocation"]["memory"] == "device");
 }
 
+TEST_CASE("an access in the null page, checked against entry 0, is a null-pointer dereference", "[runtime]") {
+  Metadata m;
+  // What the device records: the access of 4 bytes at offset 12 from null, checked against the
+  // unknown-memory entry (whose bounds are those of the BST's entry 0).
+  const abi::BstEntry& unknown = m.bst()[0];
+  uint32_t meta = abi::kBstLive << abi::kMetaStateShift;
+  Site site{"_Z4walkP4Node", "/src/list.cu", 9, 5, 30, "ld.global.u32 %r2, [%rd3+12];", "", 0, 0, true};
+  auto r = record(0, 4, abi::kAccessRead, 12, unknown.base, unknown.size, meta);
+  Violation v = fromRecord(r, &site, "list.cu (compute_90)", m.findChecked(r.base, r.size, 0));
+  CHECK(v.kind == ViolationKind::NullPointer);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.rfind("cucatch: ERROR: null-pointer-dereference read of 4 bytes at 0x000000000000000c\n", 0) == 0);
+  CHECK(text.find("in kernel walk(Node*) at block (2,0,0) thread (31,0,0)") != std::string::npos);
+  CHECK(text.find("address is 12 bytes from null") != std::string::npos);
+  CHECK(text.find("no longer known") == std::string::npos);
+  CHECK(everyLineIsCucatch(text));
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["kind"] == "null-pointer-dereference");
+  CHECK(j["offset_from_null"] == 12);
+  CHECK(j["line"] == 9);
+  // The same entry far from null is an ordinary (top-of-memory) overflow, not a null access.
+  auto top = record(0, 8, abi::kAccessRead, 0xFFFFFFFFFFFFFFFCull, unknown.base, unknown.size, meta);
+  CHECK(fromRecord(top, &site, "list.cu", nullptr).kind == ViolationKind::OutOfBounds);
+}
+
 TEST_CASE("a violation in a device function names the function, where it was inlined, and the kernel", "[runtime]") {
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
