@@ -160,6 +160,10 @@ class FunctionInstrumenter {
       Site site{static_cast<uint32_t>(result_.sites.size()), f_.name, in.loc.line, file, line, column, inlinedAt[0], inlinedAt[1], inlinedAt[2],
                 f_.isEntry, printStatement(in), std::string(accessKindName(a.access.kind)), a.access.size,
                 std::string(spaceName(a.access.space))};
+      if (const auto* variable = moduleVariable(pa, a)) {
+        site.object = variable->first;
+        site.objectBytes = variable->second.size;
+      }
       Operand& address = in.operands[a.access.addressOperand];
       CheckSite c{site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
                   fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fmt::format("$__cc_ok{}", result_.nextLabel++)};
@@ -193,6 +197,21 @@ class FunctionInstrumenter {
     if (it == symbols_.end() || it->second.space != Space::Global || it->second.size == 0) return false;
     int64_t offset = std::get<Instruction>(f_.body[a.statement]).operands[a.access.addressOperand].value;
     return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= it->second.size;
+  }
+
+  // The module .global variable whose symbol every base reaching `a` was made from (its
+  // static bounds are what the access is checked against), or null.
+  const std::pair<const std::string, SymbolInfo>* moduleVariable(const PointerAnalysis& pa, const AccessSite& a) const {
+    if (a.reachedByUndefined || a.reachingDefs.empty()) return nullptr;
+    std::string symbol;
+    for (size_t d : a.reachingDefs) {
+      const PointerDef& def = pa.defs()[d];
+      if (def.kind != DefKind::Base || def.origin != BaseOrigin::Symbol || (!symbol.empty() && def.symbol != symbol))
+        return nullptr;
+      symbol = def.symbol;
+    }
+    auto it = symbols_.find(symbol);
+    return it != symbols_.end() && it->second.space == Space::Global && it->second.size > 0 ? &*it : nullptr;
   }
 
   // Scratch registers holding "unknown" metadata for a select with a non-register operand.

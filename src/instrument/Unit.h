@@ -27,6 +27,10 @@ struct Site {
   std::string kind;   // read / write / atomic
   unsigned size = 0;
   std::string space;  // global / generic
+  // The module variable every base of the address is made from (a `mov` of its symbol), which
+  // the access is checked against; empty when the bases are pointers.
+  std::string object;
+  uint64_t objectBytes = 0;
 };
 
 struct Stats {

@@ -50,6 +50,10 @@ SiteTable SiteTable::parse(std::string_view text) {
       site.inlinedLine = at.value("line", 0u);
       site.inlinedColumn = at.value("column", 0u);
     }
+    if (s.contains("object")) {
+      site.object = s["object"].value("name", std::string());
+      site.objectBytes = s["object"].value("bytes", uint64_t(0));
+    }
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
     t.sites[id] = std::move(site);
@@ -84,6 +88,8 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   }
   v.size = r.info >> 8;
   v.address = r.address;
+  v.checkedBase = r.base;
+  v.checkedSize = r.size;
   v.site = site;
   if (site && site->entry) v.kernels = {site->function};
   v.module = std::move(module);
@@ -145,15 +151,15 @@ std::string where(const Violation& v) {
                      v.site->column ? fmt::format(":{}", v.site->column) : "", inlined, ptx, v.site->instruction);
 }
 
-// "4 bytes after the end of", "8 bytes before", "at offset 12 of" a W-byte allocation.
-std::string relation(const Violation& v, const Allocation& a) {
-  uint64_t end = a.base + a.size;
+// "4 bytes after the end of", "8 bytes before", "at offset 12 of" the object at [base, base + bytes).
+std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
+  uint64_t end = base + bytes;
   if (v.address >= end) return fmt::format("{} bytes after the end of", v.address - end);
-  if (v.address < a.base) return fmt::format("{} bytes before", a.base - v.address);
+  if (v.address < base) return fmt::format("{} bytes before", base - v.address);
   if (v.address + v.size > end)
-    return fmt::format("at offset {} (the last {} of its {} bytes are past the end) of", v.address - a.base,
+    return fmt::format("at offset {} (the last {} of its {} bytes are past the end) of", v.address - base,
                        v.address + v.size - end, v.size);
-  return fmt::format("at offset {} of", v.address - a.base);
+  return fmt::format("at offset {} of", v.address - base);
 }
 
 void frames(std::string& out, const char* title, const Backtrace& bt, const Symbolizer& symbolize) {
@@ -197,13 +203,16 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            "pointer\n",
                            v.address);
       } else if (a) {
-        out += fmt::format("cucatch:   address is {} {}{}\n", relation(v, *a), allocationLine(*a),
+        out += fmt::format("cucatch:   address is {} {}{}\n", relation(v, a->base, a->size), allocationLine(*a),
                            a->live ? "" : ", freed");
         const Allocation* hit = metadata.find(v.address);
         if (hit && hit != a && hit->live && v.kind == ViolationKind::OutOfBounds)
           out += fmt::format("cucatch:   (it lands inside {}, a different live allocation)\n", allocationLine(*hit));
         frames(out, "allocated at", a->allocatedAt, symbolize);
         if (!a->live) frames(out, "freed at", a->freedAt, symbolize);
+      } else if (v.site && !v.site->object.empty()) {
+        out += fmt::format("cucatch:   address is {} the {}-byte module variable '{}' (__device__)\n",
+                           relation(v, v.checkedBase, v.checkedSize), v.site->objectBytes, demangle(v.site->object));
       } else {
         out += "cucatch:   the allocation is no longer known to cucatch\n";
       }
@@ -271,6 +280,11 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     }
   }
   if (v.kind == ViolationKind::NullPointer) j["offset_from_null"] = v.address;
+  if (!v.allocation && v.site && !v.site->object.empty() && v.kind == ViolationKind::OutOfBounds)
+    j["object"] = {{"name", demangle(v.site->object)},
+                   {"space", "global"},
+                   {"size", v.site->objectBytes},
+                   {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
   if (const Allocation* a = v.allocation) {
     nlohmann::json al{{"base", hex(a->base)},

@@ -28,6 +28,8 @@ struct Site {
   std::string inlinedFile;  // where the code of `file:line` was inlined, if it was
   uint32_t inlinedLine = 0, inlinedColumn = 0;
   bool entry = false;       // `function` is a kernel
+  std::string object;       // the module variable checked against (its symbol), if the rewriter knew it
+  uint64_t objectBytes = 0;
 };
 
 // A kernel of an instrumented unit: what ptxas counted in the original, and the cap the
@@ -55,6 +57,7 @@ struct Violation {
   std::string access;  // "read", "write", "atomic"
   uint32_t size = 0;
   uint64_t address = 0;  // untagged
+  uint64_t checkedBase = 0, checkedSize = 0;  // the bounds the access was checked against
   const Site* site = nullptr;
   std::string module;
   // The kernel that was running: the site's function when it is a kernel, else the kernels

@@ -189,6 +189,9 @@ def main():
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
             return None if "offset_from_null" in e else "no offset_from_null"
+        if "object" in e and "allocation" not in e:
+            # A module variable: named, with the offset into it.
+            return None if e["object"].get("name") and "offset" in e["object"] else f"object {e['object']}"
         if "allocation" not in e:
             return "no allocation"
         if memory and e["allocation"].get("memory") != memory:

@@ -83,6 +83,50 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   CHECK_THROWS(SiteTable::parse(R"({"abi": 1, "sites": []})"));
 }
 
+TEST_CASE("an overflow of a __device__ array names the variable, from the site table to the report", "[runtime]") {
+  const char* module = R"(.version 8.0
+.target sm_80
+.address_size 64
+.global .align 4 .b8 _ZN5stats5tableE[256];
+.visible .entry k(.param .u32 k_param_0)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<4>;
+	ld.param.u32 %r1, [k_param_0];
+	mov.u64 %rd1, _ZN5stats5tableE;
+	mul.wide.s32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	.loc 1 12 5
+	st.global.u32 [%rd3], %r1;
+	ret;
+}
+	.file 1 "/src/stats.cu"
+)";
+  auto parsed = cucatch::ptx::parseModule(module, "stats.ptx");
+  REQUIRE(parsed.ok());
+  cucatch::instrument::InstrumentOptions options;
+  options.registerLimit.reset();
+  auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
+  REQUIRE(result.sites.size() == 1);
+  SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
+  REQUIRE(t.sites.size() == 1);
+  CHECK(t.sites[0].object == "_ZN5stats5tableE");
+  CHECK(t.sites[0].objectBytes == 256);
+  // The device checked table[64] against the variable's address and size.
+  Metadata m;
+  uint64_t table = 0x7f5b40001000ull;
+  auto r = record(0, 4, abi::kAccessWrite, table + 256, table, 256, abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &t.sites[0], "stats.cu", m.findChecked(r.base, r.size, 0));
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("address is 0 bytes after the end of the 256-byte module variable 'stats::table' (__device__)") !=
+        std::string::npos);
+  CHECK(text.find("no longer known") == std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["object"]["name"] == "stats::table");
+  CHECK(j["object"]["offset"] == 256);
+}
+
 TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtime]") {
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
