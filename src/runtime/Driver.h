@@ -8,7 +8,7 @@ namespace cucatch::runtime {
 
 struct Driver {
 #define CUCATCH_DRIVER_FUNCTIONS(X)                                                               \
-  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemsetD32Async) X(cuMemcpyHtoDAsync)  \
+  X(cuCtxGetCurrent) X(cuMemAlloc) X(cuMemsetD32Async) X(cuMemcpyHtoDAsync)  \
   X(cuMemcpyDtoHAsync) X(cuStreamCreate) X(cuStreamSynchronize) X(cuMemHostRegister)            \
   X(cuMemHostGetDevicePointer) X(cuModuleGetGlobal) X(cuFuncGetModule) X(cuKernelGetFunction)    \
   X(cuFuncGetParamInfo) X(cuThreadExchangeStreamCaptureMode) X(cuGetErrorName) X(cuMemsetD2D32Async) \
@@ -21,8 +21,9 @@ struct Driver {
 #undef CUCATCH_DECLARE
   // Entry points whose name resolves, for CUDA 13, to a newer signature than cuda.h gives the
   // plain name: the member has the signature cuGetProcAddress hands out.
-#define CUCATCH_DRIVER_FUNCTIONS_RENAMED(X) X(cuCtxGetDevice)
-  decltype(&::cuCtxGetDevice_v2) cuCtxGetDevice = nullptr;  // (device, context)
+#define CUCATCH_DRIVER_FUNCTIONS_RENAMED(X) X(cuCtxGetDevice) X(cuCtxSynchronize)
+  decltype(&::cuCtxGetDevice_v2) cuCtxGetDevice = nullptr;      // (device, context)
+  decltype(&::cuCtxSynchronize_v2) cuCtxSynchronize = nullptr;  // (context)
 
   // `r`, after warning on stderr that `what` failed when it is not CUDA_SUCCESS.
   CUresult check(CUresult r, const char* what) const;

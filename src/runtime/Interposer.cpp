@@ -101,6 +101,16 @@ struct Hook<Self, R (*)(A...)> {
     static constexpr const char* kAlsoExported = nullptr;               \
     static constexpr int kMinVersion = VERSION;                         \
     static CUresult run
+// The newer function REAL that cuGetProcAddress hands out for NAME from ABI version VERSION on,
+// where cuda.h keeps NAME for the older signature (CUDA 13's cuCtxSynchronize_v2, which takes
+// the context to wait for). Exported as REAL.
+#define HOOK_NEWER(NAME, VERSION, REAL)                                 \
+  struct Hook_##REAL : Hook<Hook_##REAL, decltype(&::REAL)> {           \
+    static constexpr const char* kName = #NAME;                         \
+    static constexpr const char* kExported = #REAL;                     \
+    static constexpr const char* kAlsoExported = nullptr;               \
+    static constexpr int kMinVersion = VERSION;                         \
+    static CUresult run
 // An older signature of NAME, for requests of ABI versions before VERSION (exported under the
 // plain name, the newer one under NAME_v2).
 #define HOOK_BEFORE(NAME, VERSION, SIGNATURE)                           \
@@ -299,8 +309,13 @@ HOOK(cuGetExportTable)(Fn real, const void** table, const CUuuid* id) {
 
 // ---- synchronization: where violations recorded by kernels are reported ---------------------
 
-HOOK(cuCtxSynchronize)(Fn real) {
+HOOK_BEFORE(cuCtxSynchronize, 13000, decltype(&::cuCtxSynchronize))(Fn real) {
   CUresult r = real();
+  if (r == CUDA_SUCCESS) rt().synchronized();
+  return rt().after(r);
+}};
+HOOK_NEWER(cuCtxSynchronize, 13000, cuCtxSynchronize_v2)(Fn real, CUcontext ctx) {
+  CUresult r = real(ctx);
   if (r == CUDA_SUCCESS) rt().synchronized();
   return rt().after(r);
 }};
@@ -791,6 +806,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
 #undef HOOK
 #undef HOOK_SINCE
 #undef HOOK_BEFORE
+#undef HOOK_NEWER
 
 // Every hook above, once. (A hook missing here is never handed out.)
 #define CUCATCH_HOOKS(X)                                                                            \
@@ -799,7 +815,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuLibraryGetKernel) X(cuGetExportTable) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
-  X(cuCtxSynchronize) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \
+  X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \
   X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyPeer) X(cuMemcpyPeerAsync) X(cuMemcpyHtoD)                 \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoD) X(cuMemcpyDtoDAsync)    \
   X(cuMemcpyDtoA) X(cuMemcpyAtoD) X(cuMemcpy2D) X(cuMemcpy2DUnaligned) X(cuMemcpy2DAsync)           \

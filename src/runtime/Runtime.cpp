@@ -325,6 +325,10 @@ CUdeviceptr Runtime::programPointer(CUdeviceptr raw) {
 
 CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream,
                       bool streamOrdered) {
+  // The backtrace is taken before the runtime's lock, as an allocation's is: unwinding and
+  // naming frames take the loader's lock, which a constructor run by dlopen holds while it may
+  // free memory. (Taken for every free of a non-null pointer; used for cucatch's own.)
+  Backtrace at = pointer ? backtrace(callStack(0)) : Backtrace{};
   // Held across the real free, so that no other thread publishes this free's table changes
   // before the memory's last users have finished.
   std::lock_guard lock(mutex_);
@@ -335,7 +339,6 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
   ensureDevice();  // the tables of the context freeing it, if it has any (all are updated)
-  Backtrace at = backtrace(callStack(0));
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;
@@ -730,7 +733,7 @@ void Runtime::atExit() {
     unsigned long long id = 0;
     if (d_.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && d_.cuCtxGetId(ctx, &id) == CUDA_SUCCESS &&
         contexts_.count(id))
-      d_.cuCtxSynchronize();
+      d_.cuCtxSynchronize(ctx);
     drain(false);
   }
   if (options_.leakCheck && metadata_) {

@@ -5,7 +5,8 @@ line) from the hooks in Interposer.cpp and the cuda.h it is built against.
 A program linked with -lcuda calls the driver by symbol: cuMemAlloc_v2, cuLaunchKernel_ptsz...
 For each hook, the names cuda.h gives the function it wraps are exported: the macro-expanded
 name for the hooked ABI version, the plain name where a HOOK's signature never changed, the
-plain name of an older signature (HOOK_BEFORE), and the per-thread default-stream variants
+plain name of an older signature (HOOK_BEFORE), the newer function's own name (HOOK_NEWER),
+and the per-thread default-stream variants
 (_ptds/_ptsz) cuda.h maps under CUDA_API_PER_THREAD_DEFAULT_STREAM, and those of the plain
 name where cuda.h declares them (older headers map an unchanged or older signature there).
 
@@ -33,6 +34,8 @@ def main():
         return value
 
     lines = []
+    for name, real in re.findall(r"^HOOK_NEWER\((\w+), \w+, (\w+)\)", src, flags=re.M):
+        lines.append(f"CUCATCH_EXPORT(Hook_{real}, {real})")
     for kind, name in re.findall(r"^(HOOK|HOOK_SINCE|HOOK_BEFORE)\((\w+)", src, flags=re.M):
         if kind == "HOOK_BEFORE":
             for s in [name] + plain_per_thread(name):
