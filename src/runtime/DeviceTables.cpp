@@ -100,13 +100,29 @@ CUdeviceptr DeviceTables::secondLevelTable(uint64_t slot) {
 }
 
 void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
-                         const std::vector<ShadowMap::Write>& writes, CUstream ordered) {
-  // Stream-ordered changes are memsets (no staging memory whose lifetime would have to
-  // follow the stream); the others copy from the host mirror and wait.
-  CUstream target = ordered ? ordered : stream_;
-  for (const auto& w : writes) {
-    CUdeviceptr table = secondLevelTable(w.l1Slot);
-    if (table) d_.check(d_.cuMemsetD32Async(table + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
+                         const std::vector<ShadowMap::Write>& writes, Order order) {
+  // Made (and waited for) before cucatch's stream may be held up behind an event.
+  std::vector<CUdeviceptr> tables;
+  for (const auto& w : writes) tables.push_back(secondLevelTable(w.l1Slot));
+  bool ordered = order.kind != Order::Now;
+  CUstream target = order.kind == Order::InStream ? order.stream : stream_;
+  if (order.kind == Order::AfterEvent) {
+    // On a stream of its own, which the host never waits for: cucatch's stream, which it does
+    // wait for, must not be held up behind the program's stream.
+    if (!afterEventStream_)
+      d_.check(d_.cuStreamCreate(&afterEventStream_, CU_STREAM_NON_BLOCKING), "creating cucatch's ordered stream");
+    if (afterEventStream_ &&
+        d_.check(d_.cuStreamWaitEvent(afterEventStream_, order.event, 0), "ordering a table update") == CUDA_SUCCESS)
+      target = afterEventStream_;
+    else
+      ordered = false;  // then at once: the host waits below
+  }
+  // Ordered changes are memsets (no staging memory whose lifetime would have to follow the
+  // stream); the others copy from the host mirror and wait.
+  for (size_t i = 0; i < writes.size(); ++i) {
+    const auto& w = writes[i];
+    if (tables[i])
+      d_.check(d_.cuMemsetD32Async(tables[i] + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
   }
   for (uint32_t index : entries) {
     const abi::BstEntry& e = metadata.bst()[index];
@@ -117,7 +133,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
       for (unsigned k = 0; k < std::size(words); ++k)
         d_.check(d_.cuMemsetD32Async(at + 4 * k, words[k], 1, target), "updating the base & size table");
     } else {
-      d_.check(d_.cuMemcpyHtoDAsync(at, &e, sizeof e, stream_), "updating the base & size table");
+      d_.check(d_.cuMemcpyHtoDAsync(at, &e, sizeof e, target), "updating the base & size table");
     }
   }
   if (!ordered) d_.check(d_.cuStreamSynchronize(stream_), "updating the device tables");

@@ -25,13 +25,19 @@ class DeviceTables {
                                               bool primary, const Metadata& metadata, uint32_t maxErrors);
   ~DeviceTables() = default;
 
+  // How a change reaches this context's tables.
+  struct Order {
+    enum Kind { Now, InStream, AfterEvent } kind = Now;
+    CUstream stream = nullptr;  // InStream: the program's stream (of this context; 0 is the legacy one)
+    CUevent event = nullptr;    // AfterEvent: recorded at that point of a stream (any context)
+  };
   // Brings the device copy up to date with the BST entries `entries` and the shadow writes
-  // `writes` (taken once from `metadata`, applied to every context). With `ordered` null it
-  // happens now, on cucatch's stream, and the host waits for it; otherwise it is enqueued on
-  // `ordered` (a stream of this context) in that stream's order, without waiting. This
-  // context must be current.
+  // `writes` (taken once from `metadata`, applied to every context): Now on cucatch's stream,
+  // the host waiting for it; InStream enqueued in the program's stream; AfterEvent enqueued on
+  // cucatch's stream behind a wait for the event. Second-level tables a write needs are made
+  // first, before anything waits. This context must be current.
   void apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
-             const std::vector<ShadowMap::Write>& writes, CUstream ordered);
+             const std::vector<ShadowMap::Write>& writes, Order order);
 
   // The runtime state an instrumented module of this context reads (__cucatch_state).
   abi::ModuleState moduleState(uint32_t flags) const;
@@ -58,6 +64,7 @@ class DeviceTables {
   CUdevice device_ = -1;
   bool primary_ = false;
   CUstream stream_ = nullptr;
+  CUstream afterEventStream_ = nullptr;  // made on the first AfterEvent change
   CUdeviceptr bst_ = 0, l1_ = 0, zeroTable_ = 0;
   uint32_t bstCapacity_ = 0;
   std::unordered_map<uint64_t, CUdeviceptr> l2_;

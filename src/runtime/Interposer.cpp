@@ -174,9 +174,8 @@ HOOK_SINCE(cuMemFreeAsync, 11020)(Fn real, CUdeviceptr p, CUstream stream) {
 // ---- contexts: when one ends, what its kernels recorded is reported and its tables dropped ----
 
 HOOK(cuCtxDestroy)(Fn real, CUcontext ctx) {  // every version has this signature
-  CUresult r = real(ctx);
-  if (r == CUDA_SUCCESS) rt().contextEnded(ctx);
-  return r;
+  rt().contextEnding(ctx);
+  return real(ctx);
 }};
 HOOK(cuDevicePrimaryCtxReset)(Fn real, CUdevice device) {
   CUresult r = real(device);

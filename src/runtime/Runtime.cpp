@@ -137,7 +137,7 @@ void Runtime::dropTables(const std::function<bool(const DeviceTables&)>& ended) 
   bool any = false;
   for (const auto& [id, tables] : contexts_) any = any || (tables && ended(*tables));
   if (!any) return;
-  drain(false);  // from host memory: no call into the context that ended
+  drain(false, ended);  // from host memory: no call into the context that ended
   for (auto it = contexts_.begin(); it != contexts_.end();) {
     if (it->second && ended(*it->second)) {
       log(fmt::format("context {} (device {}) ended: its tables are dropped", it->first, it->second->device()));
@@ -151,8 +151,12 @@ void Runtime::dropTables(const std::function<bool(const DeviceTables&)>& ended) 
   }
 }
 
-void Runtime::contextEnded(CUcontext ctx) {
+void Runtime::contextEnding(CUcontext ctx) {
   std::lock_guard lock(mutex_);
+  // Its kernels finish first, so that their records are complete when read.
+  bool ours = false;
+  for (const auto& [id, tables] : contexts_) ours = ours || (tables && tables->context() == ctx);
+  if (ours && d_.cuCtxSynchronize) d_.cuCtxSynchronize(ctx);
   dropTables([&](const DeviceTables& t) { return t.context() == ctx; });
 }
 
@@ -165,7 +169,7 @@ void Runtime::primaryContextEnded(CUdevice device) {
   dropTables([&](const DeviceTables& t) { return t.primary() && t.device() == device; });
 }
 
-void Runtime::publish(CUstream stream, bool streamOrdered) {
+void Runtime::publish(CUstream stream, bool streamOrdered, bool freeing) {
   auto entries = metadata_->takeDirtyEntries();
   auto writes = metadata_->shadow().takeWrites();
   if (entries.empty() && writes.empty()) return;
@@ -179,13 +183,14 @@ void Runtime::publish(CUstream stream, bool streamOrdered) {
   });
   CUstreamCaptureMode saved;
   relaxCapture(saved);
-  // Stream-ordered allocations and frees change the tables in their stream's order; everything
-  // else changes them now, before the next launch. Other contexts take a stream-ordered change
-  // at the same point of that stream, through an event (a stream being captured cannot be
-  // waited on from outside the capture: they take it now).
-  if (here) here->apply(*metadata_, entries, writes, streamOrdered ? stream : nullptr);
+  using Order = DeviceTables::Order;
+  if (here)
+    here->apply(*metadata_, entries, writes, streamOrdered ? Order{Order::InStream, stream} : Order{});
+  // A stream-ordered free reaches other contexts at its point of the stream, through an event
+  // (at once while the stream is being captured: a capture cannot be waited on from outside).
   CUevent point = nullptr;
-  if (here && streamOrdered && contexts_.size() > 1) {
+  bool others = contexts_.size() > (here ? 1u : 0u);
+  if (others && streamOrdered && freeing) {
     CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
     d_.cuStreamIsCapturing(stream, &capturing);
     if (capturing == CU_STREAM_CAPTURE_STATUS_NONE &&
@@ -196,8 +201,7 @@ void Runtime::publish(CUstream stream, bool streamOrdered) {
   for (auto& [id, tables] : contexts_) {
     if (!tables || tables.get() == here) continue;
     ContextScope scope(d_, tables->context());
-    bool ordered = point && ours(d_.cuStreamWaitEvent(tables->stream(), point, 0), "ordering a table update") == CUDA_SUCCESS;
-    tables->apply(*metadata_, entries, writes, ordered ? tables->stream() : nullptr);
+    tables->apply(*metadata_, entries, writes, point ? Order{Order::AfterEvent, nullptr, point} : Order{});
   }
   if (point) d_.cuEventDestroy(point);
   restoreCapture(saved);
@@ -311,7 +315,7 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
-  publish(stream, streamOrdered);
+  publish(stream, streamOrdered, false);
   log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
 }
@@ -355,7 +359,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
     metadata_->undoFree(real);
   }
-  publish(stream, streamOrdered);
+  publish(stream, streamOrdered, true);
   log(fmt::format("free of {:#x}", pointer));
   return result;
 }
@@ -510,7 +514,8 @@ bool Runtime::untagWord(unsigned char* p) {
 
 void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch) {
   if (params) {
-    auto it = paramLayout_.find(handle);
+    const InContext<void*> key{current_->contextId(), handle};
+    auto it = paramLayout_.find(key);
     if (it == paramLayout_.end()) {
       std::vector<std::pair<size_t, size_t>> layout;
       // Reads the layout through `query`; returns the result that ended the walk.
@@ -530,7 +535,7 @@ void Runtime::untagArguments(void* handle, CUfunction f, void**& params, void**&
       if (layout.empty())
         log(fmt::format("no parameter layout for launch handle {} ({}, {}): its arguments pass as they are", handle,
                         int(asFunction), int(asKernel)));
-      it = paramLayout_.emplace(handle, std::move(layout)).first;
+      it = paramLayout_.emplace(key, std::move(layout)).first;
     }
     const auto& layout = it->second;
     bool changed = false;
@@ -581,7 +586,7 @@ const std::string& Runtime::kernelName(CUfunction f) {
 void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
-  publish(nullptr, false);
+  publish(nullptr, false, false);
   CUfunction f = nullptr;
   bool instrumented = false;
   Module* m = moduleOf(function, f, instrumented);
@@ -649,11 +654,11 @@ void Runtime::synchronized() {
   launched_.clear();  // what ran before this point has finished (on this stream at least)
 }
 
-void Runtime::drain(bool launchFailed) {
+void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only) {
   std::vector<abi::ErrorRecord> records;
   uint32_t overflow = 0;
   for (auto& [id, tables] : contexts_) {
-    if (!tables) continue;
+    if (!tables || (only && !only(*tables))) continue;
     uint32_t more = 0;
     auto taken = tables->takeRecords(more);
     if (!taken.empty()) overflow += more;

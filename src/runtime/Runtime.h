@@ -69,11 +69,12 @@ class Runtime {
   void noteKernelHandle(void* kernel);
 
   // ---- contexts ----------------------------------------------------------------------------
-  // After the program destroyed `ctx`, or released or reset the primary context of `device`
-  // (ended only if it is no longer active): what its kernels recorded is reported (the error
-  // buffer is host memory) and its tables are dropped, so that a context made later, even at
-  // the same handle, gets its own.
-  void contextEnded(CUcontext ctx);
+  // Before the program destroys `ctx` (under the runtime's lock, so that no other thread uses
+  // the handle while it goes), and after it released or reset the primary context of `device`
+  // (ended only if it is no longer active; its handle stays valid): what its kernels recorded is
+  // reported and its tables are dropped, so that a context made later, even at the same
+  // handle, gets its own.
+  void contextEnding(CUcontext ctx);
   void primaryContextEnded(CUdevice device);
 
   // ---- results -----------------------------------------------------------------------------
@@ -115,15 +116,19 @@ class Runtime {
   // The program's frames of `stack` (libcucatch's own dropped), at most the backtrace depth.
   Backtrace backtrace(const std::vector<void*>& stack) const;
   // Brings every context's tables up to date with the metadata: now, or for a stream-ordered
-  // change in `stream`'s order (other contexts wait for that point through an event).
-  void publish(CUstream stream, bool streamOrdered);
+  // change in `stream`'s order. Other contexts take a stream-ordered free at that point of the
+  // stream (through an event), and anything else now: an allocation must be there before any
+  // kernel the program orders after it.
+  void publish(CUstream stream, bool streamOrdered, bool freeing);
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
   const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
   bool untagWord(unsigned char* p);
-  void drain(bool launchFailed);
+  // Reports what the error buffers hold (of the contexts `only` accepts, when given: a context
+  // whose kernels may still be running can be in the middle of writing a record).
+  void drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only = {});
   void report(std::vector<Violation> violations);
   void terminate();
   std::string symbolize(uintptr_t frame);
@@ -166,7 +171,7 @@ class Runtime {
   std::vector<std::pair<std::string, const Module*>> launched_;
   std::unordered_map<InContext<CUfunction>, std::string, InContextHash> functionNames_;
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
-  std::unordered_map<void*, std::vector<std::pair<size_t, size_t>>> paramLayout_;  // by launch handle
+  std::unordered_map<InContext<void*>, std::vector<std::pair<size_t, size_t>>, InContextHash> paramLayout_;  // by launch handle
 
   std::mutex objectsMutex_;
   std::unordered_map<std::string, bool> objectIsLibrary_;  // by object path and address
