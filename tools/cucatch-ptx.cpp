@@ -92,6 +92,10 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
   for (const auto& k : r.kernels) {
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);
+    else if (!k.uncappedBecause.empty())
+      fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: not limited: it {}\n", k.name,
+                 k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
+                 k.originalRegisters ? std::to_string(*k.originalRegisters) : "?", k.uncappedBecause);
     else if (k.registerLimit)
       fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: limited to {} (.maxnreg)\n", k.name,
                  k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
@@ -168,6 +172,7 @@ int main(int argc, char** argv) {
         cucatch::instrument::RegisterLimitSetup setup;
         setup.limits = *limits;
         setup.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
+        setup.relocatable = cucatch::toolchain::compilesRelocatable(ptxasArgs);
         // (By value: the measurements run after this block.)
         setup.measureInstrumented = [ptxas, arch, ptxasArgs](const cucatch::ptx::Module& instrumented) {
           return cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, cucatch::ptx::print(instrumented),

@@ -14,24 +14,6 @@ namespace cucatch::instrument {
 using namespace cucatch::ptx;
 using namespace cucatch::analysis;
 
-namespace {
-
-// The callee of a direct call and its argument list: call[.uni] [(ret),] callee, (args)[, proto].
-struct CallShape {
-  const Operand* callee = nullptr;
-  const Operand* arguments = nullptr;
-};
-CallShape callShape(const Instruction& in) {
-  CallShape c;
-  size_t i = 0;
-  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) ++i;  // return values
-  if (i < in.operands.size() && in.operands[i].kind == OperandKind::Name) c.callee = &in.operands[i++];
-  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) c.arguments = &in.operands[i];
-  return c;
-}
-
-}  // namespace
-
 void untagExternalCallArguments(Module& module, UnitResult& unit) {
   std::unordered_set<std::string> defined, declared;
   for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);

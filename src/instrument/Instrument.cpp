@@ -21,6 +21,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     RegisterLimitOptions limit;
     limit.limits = setup->limits;
     limit.maxRegisterCount = setup->maxRegisterCount;
+    limit.relocatable = setup->relocatable;
     limit.instrumentedRegisters = setup->measureInstrumented(probe);
     if (needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
       limit.originalRegisters = setup->measureOriginal();

@@ -21,6 +21,7 @@ using RegisterCounts = std::map<std::string, unsigned>;
 struct RegisterLimitSetup {
   RegisterFileLimits limits;
   std::optional<unsigned> maxRegisterCount;  // -maxrregcount in force
+  bool relocatable = false;                  // ptxas --compile-only (-rdc)
   // The instrumented module (as it will be compiled, uncapped), and the original one; the
   // original is only measured when some instrumented kernel may accept smaller blocks.
   std::function<RegisterCounts(const ptx::Module& instrumented)> measureInstrumented;

@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ptx/InstrInfo.h"
 
 namespace cucatch::instrument {
 
@@ -74,6 +80,35 @@ bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
   });
 }
 
+namespace {
+
+// The first function with a body in `module` that `f` calls, directly or through other such
+// functions; empty when there is none.
+std::string firstDefinedCallee(const Function& f, const Module& module) {
+  std::map<std::string, const Function*> defined;
+  for (const Function* g : module.functions())
+    if (g->hasBody) defined[g->name] = g;
+  std::set<std::string> seen{f.name};
+  std::vector<const Function*> work{&f};
+  while (!work.empty()) {
+    const Function* g = work.back();
+    work.pop_back();
+    for (const auto& statement : g->body) {
+      auto* in = std::get_if<Instruction>(&statement);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee) continue;
+      auto callee = defined.find(c.callee->text);
+      if (callee == defined.end()) continue;
+      if (callee->first != f.name) return callee->first;
+      if (seen.insert(callee->first).second) work.push_back(callee->second);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
   std::vector<KernelLimit> out = kernelsOf(module);
   auto lookup = [](const std::map<std::string, unsigned>& m, const std::string& k) -> std::optional<unsigned> {
@@ -91,6 +126,12 @@ std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimi
                                             : options.limits.maxThreadsPerBlock;
     if (k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads)
       continue;  // it fits as it is
+    if (options.relocatable) {
+      if (std::string callee = firstDefinedCallee(*f, module); !callee.empty()) {
+        k->uncappedBecause = fmt::format("calls {}, which relocatable code compiles at its own register count", callee);
+        continue;
+      }
+    }
     unsigned cap = registerCapFor(threads, options.limits);
     if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
     k->registerLimit = cap;

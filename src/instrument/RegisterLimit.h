@@ -52,6 +52,11 @@ struct KernelLimit {
   std::optional<unsigned> instrumentedRegisters;  // measured on the instrumented one, uncapped
   std::optional<unsigned> registerLimit;          // the .maxnreg given to the instrumented kernel
   std::string boundedBy;  // ".maxntid", ".reqntid", ".maxnreg" of its own, or ""
+  // A cap it needed and could not get: in relocatable code a kernel with `.maxnreg` may only
+  // call device functions that fit under it, and those are compiled at their own counts
+  // (ptxas: "Entry function ... with max regcount of 64 calls function ... with regcount of
+  // 86"). Then the refused-launch report is the safety net.
+  std::string uncappedBecause;
 };
 
 struct RegisterLimitOptions {
@@ -60,6 +65,7 @@ struct RegisterLimitOptions {
   std::map<std::string, unsigned> instrumentedRegisters, originalRegisters;
   // ptxas -maxrregcount in force: `.maxnreg` overrides it, so the cap never exceeds it.
   std::optional<unsigned> maxRegisterCount;
+  bool relocatable = false;  // ptxas --compile-only (-rdc)
 };
 
 // Whether the instrumented kernel, at `instrumented` registers, may accept fewer threads per

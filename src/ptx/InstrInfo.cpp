@@ -147,4 +147,13 @@ void forEachDefinedRegister(const Instruction& in, const std::function<void(cons
   }
 }
 
+CallShape callShape(const Instruction& in) {
+  CallShape c;
+  size_t i = 0;
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) ++i;  // return values
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::Name) c.callee = &in.operands[i++];
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) c.arguments = &in.operands[i];
+  return c;
+}
+
 }  // namespace cucatch::ptx

@@ -39,6 +39,14 @@ Space spaceOfModifiers(const Instruction& in);
 // Bytes of a fundamental type modifier (".u32" -> 4, ".v4" is not a type); 0 if not a type.
 unsigned typeSize(std::string_view modifier);
 
+// The callee of a direct call and its argument list: call[.uni] [(ret),] callee, (args)[, proto].
+// Null where the instruction has none (an indirect call's callee is a register: still a Name).
+struct CallShape {
+  const Operand* callee = nullptr;
+  const Operand* arguments = nullptr;
+};
+CallShape callShape(const Instruction& in);
+
 // Registers written by an instruction (destination operands), by name.
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f);
 

@@ -1,5 +1,6 @@
 #include "toolchain/Ptxas.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +50,11 @@ RegisterCounts parseVerboseOutput(const std::string& text) {
     }
   }
   return out;
+}
+
+bool compilesRelocatable(const std::vector<std::string>& options) {
+  return std::any_of(options.begin(), options.end(),
+                     [](const std::string& o) { return o == "--compile-only" || o == "-c"; });
 }
 
 std::vector<std::string> splitOptions(const std::string& text) {

@@ -34,6 +34,10 @@ RegisterCounts parseVerboseOutput(const std::string& text);
 // The -maxrregcount in a ptxas option list (-maxrregcount=N, -maxrregcount N, --maxrregcount ...).
 std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options);
 
+// Whether the options make ptxas compile relocatable code (--compile-only / -c, as nvcc passes
+// under -rdc): device functions are then compiled on their own, at their own register counts.
+bool compilesRelocatable(const std::vector<std::string>& options);
+
 // Splits a ptxas option string as a shell would split simple words (no quoting).
 std::vector<std::string> splitOptions(const std::string& text);
 

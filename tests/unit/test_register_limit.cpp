@@ -152,6 +152,51 @@ TEST_CASE("the cap never exceeds -maxrregcount", "[register-limit]") {
   CHECK(limitKernelRegisters(m, o)[0].registerLimit == 40u);
 }
 
+TEST_CASE("in relocatable code a kernel that calls a device function of the module gets no cap", "[register-limit]") {
+  // ptxas --compile-only compiles `helper` at its own count and refuses an entry with a smaller
+  // .maxnreg that calls it ("Entry function 'a' with max regcount of 64 calls function 'helper'
+  // with regcount of 86"; seen on the cuda-samples interval program).
+  const char* text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func helper()
+{
+call.uni deeper, ();
+ret;
+}
+.func deeper()
+{
+ret;
+}
+.visible .entry a(.param .u64 p)
+{
+call.uni helper, ();
+ret;
+}
+.visible .entry b(.param .u64 p)
+{
+ret;
+}
+)";
+  RegisterLimitOptions o;
+  o.originalRegisters = {{"a", 30}, {"b", 30}};
+  o.instrumentedRegisters = {{"a", 90}, {"b", 90}};
+  o.relocatable = true;
+  auto m = parse(text);
+  auto kernels = limitKernelRegisters(m, o);
+  REQUIRE(kernels.size() == 2);
+  CHECK_FALSE(kernels[0].registerLimit);
+  CHECK(kernels[0].uncappedBecause.find("calls helper") != std::string::npos);
+  CHECK(kernels[1].registerLimit == 64u);  // calls nothing: capped as ever
+  // Whole-program code: ptxas fits the callee under the entry's cap.
+  o.relocatable = false;
+  auto m2 = parse(text);
+  CHECK(limitKernelRegisters(m2, o)[0].registerLimit == 64u);
+  CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 --compile-only")));
+  CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-c")));
+  CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
+}
+
 TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {
   // As ptxas 13.0 prints it, with device functions' properties in between.
   const char* text =
