@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "toolchain/Ptxas.h"
 #include "toolchain/SearchPath.h"
 
 #ifndef CUCATCH_DEFAULT_NVCC
@@ -83,6 +84,32 @@ int run(const std::vector<std::string>& argv) {
     if (errno != EINTR) fail("waitpid failed");
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + WTERMSIG(status);
+}
+
+// ---- the ptxas wrapper --------------------------------------------------------------------------
+
+// nvcc runs "ptxas" from the profile's PATH, where this program comes first under that name: it
+// runs the real ptxas, with the -maxrregcount a module's first line asks for (cucatch-ptx puts
+// it there for relocatable code whose device functions must fit a kernel's cap), and otherwise
+// exactly as nvcc asked.
+int asPtxas(int argc, char** argv) {
+  std::string real = env("CUCATCH_REAL_PTXAS");
+  if (real.empty()) fail("called as ptxas outside cucatch-nvcc (CUCATCH_REAL_PTXAS is not set)");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::optional<unsigned> cap;
+  for (const auto& a : args) {
+    if (a.size() < 4 || a.compare(a.size() - 4, 4, ".ptx") != 0) continue;
+    std::ifstream in(a);
+    std::string first;
+    if (in && std::getline(in, first)) cap = cucatch::toolchain::readRegisterCapMarker(first);
+  }
+  if (cap) args = cucatch::toolchain::withMaxRegisterCount(args, *cap);
+  args.insert(args.begin(), real);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  execv(cargs[0], cargs.data());
+  fail("cannot run " + real + ": " + std::strerror(errno));
 }
 
 // ---- the cicc wrapper ---------------------------------------------------------------------------
@@ -242,6 +269,7 @@ std::string ptxasOptionsOf(int argc, char** argv) {
 int main(int argc, char** argv) {
   std::string invokedAs = fs::path(argv[0]).filename().string();
   if (invokedAs == "cicc") return asCicc(argc, argv);
+  if (invokedAs == "ptxas") return asPtxas(argc, argv);
 
   fs::path here = selfDirectory();
   std::string nvccSetting = env("CUCATCH_NVCC");
@@ -266,9 +294,13 @@ int main(int argc, char** argv) {
   // As -L/-l, which build systems that link by themselves (CMake) pick up from nvcc -v.
   setting(profile, "LIBRARIES") +=
       " \"-L" + runtime.parent_path().string() + "\" -l" + runtime.stem().string().substr(3);
+  std::string realPtxas = ptxasOf(setting(profile, "PATH"));
+  // nvcc then finds cucatch's ptxas first (the wrapper directory has cicc and ptxas); where the
+  // profile's PATH has no ptxas, nvcc fails as it would have.
+  if (!realPtxas.empty()) setting(profile, "PATH") = wrapper.parent_path().string() + ":" + setting(profile, "PATH");
   for (const auto& [name, value] : profile) setenv(name.c_str(), value.c_str(), 1);
   setenv("CUCATCH_REAL_CICC", realCicc.c_str(), 1);
-  setenv("CUCATCH_REAL_PTXAS", ptxasOf(setting(profile, "PATH")).c_str(), 1);
+  setenv("CUCATCH_REAL_PTXAS", realPtxas.c_str(), 1);
   setenv("CUCATCH_PTXAS_OPTIONS", ptxasOptionsOf(argc, argv).c_str(), 1);
   setenv("CUCATCH_PTX", rewriter.c_str(), 1);
 

@@ -92,10 +92,11 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
   for (const auto& k : r.kernels) {
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);
-    else if (!k.uncappedBecause.empty())
-      fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: not limited: it {}\n", k.name,
+    else if (!k.moduleCapBecause.empty())
+      fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: limited to {} for the whole module "
+                         "(ptxas -maxrregcount: {})\n", k.name,
                  k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
-                 k.originalRegisters ? std::to_string(*k.originalRegisters) : "?", k.uncappedBecause);
+                 k.originalRegisters ? std::to_string(*k.originalRegisters) : "?", *k.registerLimit, k.moduleCapBecause);
     else if (k.registerLimit)
       fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: limited to {} (.maxnreg)\n", k.name,
                  k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
   }
   cucatch::ptx::Module& module = *result.module;
   if (!moduleName.empty()) module.sourceName = moduleName;
+  std::optional<unsigned> moduleCap;  // ptxas -maxrregcount the whole module needs
   if (mode == "check") {
     cucatch::instrument::InstrumentOptions options;
     try {
@@ -186,10 +188,14 @@ int main(int argc, char** argv) {
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);
+      moduleCap = cucatch::instrument::moduleRegisterCap(r.kernels);
     } catch (const std::exception& e) {  // refusals, ptxas failures, a malformed -maxrregcount
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;
     }
   }
-  return writeOutput(output, cucatch::ptx::print(module)) ? 0 : 1;
+  // A cap ptxas must apply to the whole module travels in the PTX, for cucatch-nvcc's ptxas.
+  std::string marker;
+  if (moduleCap) marker = cucatch::toolchain::registerCapMarker(*moduleCap);
+  return writeOutput(output, marker + cucatch::ptx::print(module)) ? 0 : 1;
 }

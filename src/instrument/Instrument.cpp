@@ -23,7 +23,9 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     limit.maxRegisterCount = setup->maxRegisterCount;
     limit.relocatable = setup->relocatable;
     limit.instrumentedRegisters = setup->measureInstrumented(probe);
-    if (needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
+    // (Relocatable code: what kernels call is not in their measured counts, so the original's
+    // largest blocks are always needed.)
+    if (setup->relocatable || needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
       limit.originalRegisters = setup->measureOriginal();
     unit.kernels = limitKernelRegisters(module, limit);
   }

@@ -82,9 +82,11 @@ bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
 
 namespace {
 
-// The first function with a body in `module` that `f` calls, directly or through other such
-// functions; empty when there is none.
-std::string firstDefinedCallee(const Function& f, const Module& module) {
+// What `f` calls that relocatable code compiles on its own, at a register count ptxas -v does
+// not report for `f`: the first function with a body in `module` it calls (directly or through
+// other such functions), or an indirect call (virtual functions, function pointers); empty when
+// there is none.
+std::string separatelyCompiledCallee(const Function& f, const Module& module) {
   std::map<std::string, const Function*> defined;
   for (const Function* g : module.functions())
     if (g->hasBody) defined[g->name] = g;
@@ -98,9 +100,10 @@ std::string firstDefinedCallee(const Function& f, const Module& module) {
       if (!in || in->opcode != "call") continue;
       CallShape c = callShape(*in);
       if (!c.callee) continue;
+      if (c.callee->text.starts_with("%")) return "an indirect call";
       auto callee = defined.find(c.callee->text);
       if (callee == defined.end()) continue;
-      if (callee->first != f.name) return callee->first;
+      if (callee->first != f.name) return "device function " + callee->first;
       if (seen.insert(callee->first).second) work.push_back(callee->second);
     }
   }
@@ -108,6 +111,13 @@ std::string firstDefinedCallee(const Function& f, const Module& module) {
 }
 
 }  // namespace
+
+std::optional<unsigned> moduleRegisterCap(const std::vector<KernelLimit>& kernels) {
+  std::optional<unsigned> cap;
+  for (const auto& k : kernels)
+    if (!k.moduleCapBecause.empty() && k.registerLimit) cap = std::min(cap.value_or(*k.registerLimit), *k.registerLimit);
+  return cap;
+}
 
 std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
   std::vector<KernelLimit> out = kernelsOf(module);
@@ -124,16 +134,21 @@ std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimi
     // The largest block the original accepted (all of them, where it was not measured).
     unsigned threads = k->originalRegisters ? maxThreadsPerBlock(*k->originalRegisters, options.limits)
                                             : options.limits.maxThreadsPerBlock;
-    if (k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads)
-      continue;  // it fits as it is
+    unsigned cap = registerCapFor(threads, options.limits);
+    if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
+    // In relocatable code what the kernel calls is compiled on its own and not measured with it
+    // (and a .maxnreg below a callee's count is refused): the whole module gets the cap, also
+    // where the kernel's own count fits (the cuda-samples newdelete program: 46 registers of its
+    // own, 86 with its virtual functions after linking).
     if (options.relocatable) {
-      if (std::string callee = firstDefinedCallee(*f, module); !callee.empty()) {
-        k->uncappedBecause = fmt::format("calls {}, which relocatable code compiles at its own register count", callee);
+      if (std::string callee = separatelyCompiledCallee(*f, module); !callee.empty()) {
+        k->registerLimit = cap;
+        k->moduleCapBecause = fmt::format("it makes {}, which relocatable code compiles on its own", callee);
         continue;
       }
     }
-    unsigned cap = registerCapFor(threads, options.limits);
-    if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
+    if (k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads)
+      continue;  // it fits as it is
     k->registerLimit = cap;
     FunctionAttribute maxnreg;
     maxnreg.directive = ".maxnreg";

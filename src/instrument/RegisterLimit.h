@@ -52,12 +52,16 @@ struct KernelLimit {
   std::optional<unsigned> instrumentedRegisters;  // measured on the instrumented one, uncapped
   std::optional<unsigned> registerLimit;          // the .maxnreg given to the instrumented kernel
   std::string boundedBy;  // ".maxntid", ".reqntid", ".maxnreg" of its own, or ""
-  // A cap it needed and could not get: in relocatable code a kernel with `.maxnreg` may only
-  // call device functions that fit under it, and those are compiled at their own counts
-  // (ptxas: "Entry function ... with max regcount of 64 calls function ... with regcount of
-  // 86"). Then the refused-launch report is the safety net.
-  std::string uncappedBecause;
+  // Why its cap is the whole module's (ptxas -maxrregcount) rather than its own `.maxnreg`: in
+  // relocatable code the device functions it calls are compiled at their own counts, which
+  // `.maxnreg` does not bound (and ptxas refuses a `.maxnreg` below a callee's count: "Entry
+  // function ... with max regcount of 64 calls function ... with regcount of 86").
+  std::string moduleCapBecause;
 };
+
+// The -maxrregcount the module must be compiled with for the kernels whose cap is the module's
+// (the smallest of their caps); none when no kernel needs it.
+std::optional<unsigned> moduleRegisterCap(const std::vector<KernelLimit>& kernels);
 
 struct RegisterLimitOptions {
   RegisterFileLimits limits;

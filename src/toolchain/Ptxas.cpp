@@ -57,6 +57,38 @@ bool compilesRelocatable(const std::vector<std::string>& options) {
                      [](const std::string& o) { return o == "--compile-only" || o == "-c"; });
 }
 
+namespace {
+constexpr std::string_view kCapMarker = "// cucatch: ptxas -maxrregcount=";
+}
+
+std::string registerCapMarker(unsigned registers) { return fmt::format("{}{}\n", kCapMarker, registers); }
+
+std::optional<unsigned> readRegisterCapMarker(std::string_view ptxText) {
+  if (!ptxText.starts_with(kCapMarker)) return std::nullopt;
+  ptxText.remove_prefix(kCapMarker.size());
+  unsigned n = 0;
+  auto [end, ec] = std::from_chars(ptxText.data(), ptxText.data() + ptxText.size(), n);
+  if (ec != std::errc() || end == ptxText.data() || (end != ptxText.data() + ptxText.size() && *end != '\n'))
+    return std::nullopt;
+  return n;
+}
+
+std::vector<std::string> withMaxRegisterCount(const std::vector<std::string>& options, unsigned registers) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::string o = options[i];
+    if (o.rfind("--", 0) == 0) o.erase(0, 1);
+    bool separate = o == "-maxrregcount" || o == "-maxreg";
+    if (separate || o.rfind("-maxrregcount=", 0) == 0 || o.rfind("-maxreg=", 0) == 0) {
+      if (separate) ++i;  // its value
+      continue;
+    }
+    out.push_back(options[i]);
+  }
+  out.push_back(fmt::format("-maxrregcount={}", registers));
+  return out;
+}
+
 std::vector<std::string> splitOptions(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

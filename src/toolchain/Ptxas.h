@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cucatch::toolchain {
@@ -37,6 +38,14 @@ std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options
 // Whether the options make ptxas compile relocatable code (--compile-only / -c, as nvcc passes
 // under -rdc): device functions are then compiled on their own, at their own register counts.
 bool compilesRelocatable(const std::vector<std::string>& options);
+
+// The line cucatch-ptx puts first in a module that ptxas must compile with -maxrregcount=N
+// (relocatable code whose device functions must fit a kernel's cap), and what cucatch-nvcc's
+// ptxas reads back from the PTX it is given (none when the text has no such first line).
+std::string registerCapMarker(unsigned registers);
+std::optional<unsigned> readRegisterCapMarker(std::string_view ptxText);
+// `options` with every -maxrregcount replaced by -maxrregcount=N.
+std::vector<std::string> withMaxRegisterCount(const std::vector<std::string>& options, unsigned registers);
 
 // Splits a ptxas option string as a shell would split simple words (no quoting).
 std::vector<std::string> splitOptions(const std::string& text);

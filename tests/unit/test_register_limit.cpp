@@ -152,7 +152,7 @@ TEST_CASE("the cap never exceeds -maxrregcount", "[register-limit]") {
   CHECK(limitKernelRegisters(m, o)[0].registerLimit == 40u);
 }
 
-TEST_CASE("in relocatable code a kernel that calls a device function of the module gets no cap", "[register-limit]") {
+TEST_CASE("in relocatable code a kernel that calls a device function of the module is capped for the whole module", "[register-limit]") {
   // ptxas --compile-only compiles `helper` at its own count and refuses an entry with a smaller
   // .maxnreg that calls it ("Entry function 'a' with max regcount of 64 calls function 'helper'
   // with regcount of 86"; seen on the cuda-samples interval program).
@@ -185,13 +185,43 @@ ret;
   auto m = parse(text);
   auto kernels = limitKernelRegisters(m, o);
   REQUIRE(kernels.size() == 2);
-  CHECK_FALSE(kernels[0].registerLimit);
-  CHECK(kernels[0].uncappedBecause.find("calls helper") != std::string::npos);
-  CHECK(kernels[1].registerLimit == 64u);  // calls nothing: capped as ever
+  // a: no .maxnreg (ptxas would refuse it); the module is compiled with -maxrregcount=64, which
+  // bounds helper and deeper too.
+  CHECK(kernels[0].registerLimit == 64u);
+  CHECK(kernels[0].moduleCapBecause.find("device function helper") != std::string::npos);
+  CHECK(moduleRegisterCap(kernels) == 64u);
+  auto fs = m.functions();
+  CHECK(fs[2]->name == "a");
+  CHECK(fs[2]->attributes.empty());
+  CHECK(kernels[1].registerLimit == 64u);  // calls nothing: its own .maxnreg as ever
+  CHECK(kernels[1].moduleCapBecause.empty());
   // Whole-program code: ptxas fits the callee under the entry's cap.
   o.relocatable = false;
   auto m2 = parse(text);
-  CHECK(limitKernelRegisters(m2, o)[0].registerLimit == 64u);
+  auto whole = limitKernelRegisters(m2, o);
+  CHECK(whole[0].registerLimit == 64u);
+  CHECK_FALSE(moduleRegisterCap(whole));
+  // An indirect call (virtual functions) counts too, also where the kernel's own count fits.
+  const char* indirect = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry v(.param .u64 p)
+{
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [p];
+prototype_0 : .callprototype ()_ ();
+call %rd1, (), prototype_0;
+ret;
+}
+)";
+  auto m3 = parse(indirect);
+  RegisterLimitOptions fits;
+  fits.originalRegisters = {{"v", 20}};
+  fits.instrumentedRegisters = {{"v", 30}};
+  fits.relocatable = true;
+  auto v = limitKernelRegisters(m3, fits);
+  CHECK(v[0].moduleCapBecause.find("indirect call") != std::string::npos);
+  CHECK(moduleRegisterCap(v) == 64u);
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 --compile-only")));
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-c")));
   CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
@@ -220,6 +250,18 @@ TEST_CASE("ptxas options: the -maxrregcount in force", "[ptxas]") {
   CHECK(maxRegisterCount(splitOptions("-maxrregcount=40")) == 40u);
   CHECK(maxRegisterCount(splitOptions("--maxrregcount 32 -v")) == 32u);
   CHECK(maxRegisterCount(splitOptions("-maxrregcount 32 -maxrregcount=48")) == 48u);  // the last wins
+}
+
+TEST_CASE("the whole-module register cap travels in the PTX's first line", "[ptxas]") {
+  using namespace cucatch::toolchain;
+  std::string marked = registerCapMarker(64) + ".version 8.0\n";
+  CHECK(readRegisterCapMarker(marked.substr(0, marked.find('\n'))) == 64u);
+  CHECK(readRegisterCapMarker(marked) == 64u);  // a whole module: its first line
+  CHECK_FALSE(readRegisterCapMarker(".version 8.0"));
+  CHECK_FALSE(readRegisterCapMarker("// cucatch: ptxas -maxrregcount=x"));
+  CHECK(withMaxRegisterCount(splitOptions("-arch=sm_90 -maxrregcount=96 --compile-only a.ptx"), 64) ==
+        splitOptions("-arch=sm_90 --compile-only a.ptx -maxrregcount=64"));
+  CHECK(withMaxRegisterCount(splitOptions("--maxrregcount 96 a.ptx"), 40) == splitOptions("a.ptx -maxrregcount=40"));
 }
 
 TEST_CASE("finding ptxas on a search path as execvp does", "[ptxas]") {
