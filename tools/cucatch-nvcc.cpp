@@ -86,6 +86,15 @@ int run(const std::vector<std::string>& argv) {
   return 128 + WTERMSIG(status);
 }
 
+// Replaces this process with `argv` (argv[0] the program's path).
+[[noreturn]] void execOrFail(std::vector<std::string> argv) {
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  fail("cannot run " + argv[0] + ": " + std::strerror(errno));
+}
+
 // ---- the ptxas wrapper --------------------------------------------------------------------------
 
 // nvcc runs "ptxas" from the profile's PATH, where this program comes first under that name: it
@@ -105,11 +114,7 @@ int asPtxas(int argc, char** argv) {
   }
   if (cap) args = cucatch::toolchain::withMaxRegisterCount(args, *cap);
   args.insert(args.begin(), real);
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  cargs.push_back(nullptr);
-  execv(cargs[0], cargs.data());
-  fail("cannot run " + real + ": " + std::strerror(errno));
+  execOrFail(args);
 }
 
 // ---- the cicc wrapper ---------------------------------------------------------------------------
@@ -316,9 +321,5 @@ int main(int argc, char** argv) {
   if (verbose)
     for (const auto& [name, value] : profile) std::fprintf(stderr, "#$ %s=%s\n", name.c_str(), value.c_str());
   std::fflush(stderr);
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  cargs.push_back(nullptr);
-  execv(cargs[0], cargs.data());
-  fail("cannot run " + nvcc.string() + ": " + std::strerror(errno));
+  execOrFail(args);
 }

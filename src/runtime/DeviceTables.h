@@ -34,8 +34,9 @@ class DeviceTables {
   // Brings the device copy up to date with the BST entries `entries` and the shadow writes
   // `writes` (taken once from `metadata`, applied to every context): Now on cucatch's stream,
   // the host waiting for it; InStream enqueued in the program's stream; AfterEvent enqueued on
-  // cucatch's stream behind a wait for the event. Second-level tables a write needs are made
-  // first, before anything waits. This context must be current.
+  // a second cucatch stream, which waits for the event and which the host never waits for.
+  // Second-level tables a write needs are made first, before anything waits. This context
+  // must be current.
   void apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
              const std::vector<ShadowMap::Write>& writes, Order order);
 

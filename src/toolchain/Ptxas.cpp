@@ -58,8 +58,29 @@ bool compilesRelocatable(const std::vector<std::string>& options) {
 }
 
 namespace {
-constexpr std::string_view kCapMarker = "// cucatch: ptxas -maxrregcount=";
+
+// The register cap option at options[i], as ptxas spells it (-maxrregcount or -maxreg, one or
+// two dashes, NAME=N or NAME N): how many options it spans, and its value (none for NAME as the
+// last option); nullopt when options[i] is another option.
+struct RegisterCapOption {
+  size_t span;
+  std::optional<std::string> value;
+};
+std::optional<RegisterCapOption> registerCapOptionAt(const std::vector<std::string>& options, size_t i) {
+  std::string o = options[i];
+  if (o.rfind("--", 0) == 0) o.erase(0, 1);
+  for (std::string_view name : {"-maxrregcount", "-maxreg"}) {
+    if (o == name)
+      return i + 1 < options.size() ? RegisterCapOption{2, options[i + 1]} : RegisterCapOption{1, std::nullopt};
+    if (o.size() > name.size() && o.compare(0, name.size(), name) == 0 && o[name.size()] == '=')
+      return RegisterCapOption{1, o.substr(name.size() + 1)};
+  }
+  return std::nullopt;
 }
+
+constexpr std::string_view kCapMarker = "// cucatch: ptxas -maxrregcount=";
+
+}  // namespace
 
 std::string registerCapMarker(unsigned registers) { return fmt::format("{}{}\n", kCapMarker, registers); }
 
@@ -76,11 +97,8 @@ std::optional<unsigned> readRegisterCapMarker(std::string_view ptxText) {
 std::vector<std::string> withMaxRegisterCount(const std::vector<std::string>& options, unsigned registers) {
   std::vector<std::string> out;
   for (size_t i = 0; i < options.size(); ++i) {
-    std::string o = options[i];
-    if (o.rfind("--", 0) == 0) o.erase(0, 1);
-    bool separate = o == "-maxrregcount" || o == "-maxreg";
-    if (separate || o.rfind("-maxrregcount=", 0) == 0 || o.rfind("-maxreg=", 0) == 0) {
-      if (separate) ++i;  // its value
+    if (auto cap = registerCapOptionAt(options, i)) {
+      i += cap->span - 1;
       continue;
     }
     out.push_back(options[i]);
@@ -105,15 +123,8 @@ std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options
     return n;
   };
   std::optional<unsigned> n;
-  for (size_t i = 0; i < options.size(); ++i) {
-    std::string o = options[i];
-    if (o.rfind("--", 0) == 0) o.erase(0, 1);
-    for (const char* name : {"-maxrregcount", "-maxreg"}) {
-      std::string_view prefix(name);
-      if (o == prefix && i + 1 < options.size()) n = number(options[i + 1]);
-      else if (o.rfind(std::string(prefix) + "=", 0) == 0) n = number(o.substr(prefix.size() + 1));
-    }
-  }
+  for (size_t i = 0; i < options.size(); ++i)
+    if (auto cap = registerCapOptionAt(options, i); cap && cap->value) n = number(*cap->value);
   return n;
 }
 

@@ -262,6 +262,8 @@ TEST_CASE("the whole-module register cap travels in the PTX's first line", "[ptx
   CHECK(withMaxRegisterCount(splitOptions("-arch=sm_90 -maxrregcount=96 --compile-only a.ptx"), 64) ==
         splitOptions("-arch=sm_90 --compile-only a.ptx -maxrregcount=64"));
   CHECK(withMaxRegisterCount(splitOptions("--maxrregcount 96 a.ptx"), 40) == splitOptions("a.ptx -maxrregcount=40"));
+  CHECK(withMaxRegisterCount(splitOptions("-maxreg=8 a.ptx -maxrregcount"), 40) == splitOptions("a.ptx -maxrregcount=40"));
+  CHECK_FALSE(maxRegisterCount(splitOptions("-O3 -maxrregcount")));  // no value: not a cap
 }
 
 TEST_CASE("finding ptxas on a search path as execvp does", "[ptxas]") {
