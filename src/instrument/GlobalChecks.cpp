@@ -120,10 +120,9 @@ class FunctionInstrumenter {
           break;
         }
         case DefKind::Base: {
-          auto sym = symbols_.find(d.symbol);
           if (d.origin == BaseOrigin::Symbol) {
-            if (sym != symbols_.end() && sym->second.space == Space::Global && sym->second.size > 0)
-              after[d.statement] += symbolMetadata(to, d.symbol, sym->second.size, g);
+            if (uint64_t bytes = staticBytes(d.symbol))
+              after[d.statement] += symbolMetadata(to, d.symbol, bytes, g);
             else
               after[d.statement] += unknownMetadata(to, g);
           } else {
@@ -160,9 +159,9 @@ class FunctionInstrumenter {
       Site site{static_cast<uint32_t>(result_.sites.size()), f_.name, in.loc.line, file, line, column, inlinedAt[0], inlinedAt[1], inlinedAt[2],
                 f_.isEntry, printStatement(in), std::string(accessKindName(a.access.kind)), a.access.size,
                 std::string(spaceName(a.access.space))};
-      if (const auto* variable = moduleVariable(pa, a)) {
-        site.object = variable->first;
-        site.objectBytes = variable->second.size;
+      if (std::string variable = moduleVariable(pa, a); !variable.empty()) {
+        site.objectBytes = staticBytes(variable);
+        site.object = std::move(variable);
       }
       Operand& address = in.operands[a.access.addressOperand];
       CheckSite c{site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
@@ -193,25 +192,31 @@ class FunctionInstrumenter {
   bool staticallyInBounds(const AccessSite& a) const {
     if (a.addressSymbol.empty() || !a.access.uncheckable.empty() || a.access.size == 0) return false;
     if (a.access.space != Space::Global && a.access.space != Space::Generic) return false;
-    auto it = symbols_.find(a.addressSymbol);
-    if (it == symbols_.end() || it->second.space != Space::Global || it->second.size == 0) return false;
+    uint64_t bytes = staticBytes(a.addressSymbol);
+    if (bytes == 0) return false;
     int64_t offset = std::get<Instruction>(f_.body[a.statement]).operands[a.access.addressOperand].value;
-    return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= it->second.size;
+    return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= bytes;
+  }
+
+  // The size of module .global variable `symbol`, whose static bounds accesses made from its
+  // symbol are checked against; 0 for anything else (other spaces, extern or unsized).
+  uint64_t staticBytes(const std::string& symbol) const {
+    auto it = symbols_.find(symbol);
+    return it != symbols_.end() && it->second.space == Space::Global ? it->second.size : 0;
   }
 
   // The module .global variable whose symbol every base reaching `a` was made from (its
-  // static bounds are what the access is checked against), or null.
-  const std::pair<const std::string, SymbolInfo>* moduleVariable(const PointerAnalysis& pa, const AccessSite& a) const {
-    if (a.reachedByUndefined || a.reachingDefs.empty()) return nullptr;
+  // static bounds are what the access is checked against), or "".
+  std::string moduleVariable(const PointerAnalysis& pa, const AccessSite& a) const {
+    if (a.reachedByUndefined || a.reachingDefs.empty()) return {};
     std::string symbol;
     for (size_t d : a.reachingDefs) {
       const PointerDef& def = pa.defs()[d];
       if (def.kind != DefKind::Base || def.origin != BaseOrigin::Symbol || (!symbol.empty() && def.symbol != symbol))
-        return nullptr;
+        return {};
       symbol = def.symbol;
     }
-    auto it = symbols_.find(symbol);
-    return it != symbols_.end() && it->second.space == Space::Global && it->second.size > 0 ? &*it : nullptr;
+    return staticBytes(symbol) ? symbol : std::string();
   }
 
   // Scratch registers holding "unknown" metadata for a select with a non-register operand.
