@@ -86,6 +86,14 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
              name, instrumented, unchecked, s.provenInBounds, s.metadataReads, s.phiAccesses);
   for (const auto& [k, n] : s.instrumented) fmt::print(stderr, "  instrumented {:>6}  {}\n", n, k);
   for (const auto& [k, n] : s.unchecked) fmt::print(stderr, "  unchecked    {:>6}  {}\n", n, k);
+  if (s.coalescedChecks)
+    fmt::print(stderr, "  coalesced    {:>6}  shared accesses covered by another access's range check (same address, "
+                       "straight-line code)\n",
+               s.coalescedChecks);
+  if (s.dynamicSharedWhole)
+    fmt::print(stderr, "  whole region {:>6}  dynamic shared memory accesses checked against the whole region (no "
+                       "carving into parts proven)\n",
+               s.dynamicSharedWhole);
   if (s.untaggedCallArguments)
     fmt::print(stderr, "  untagged     {:>6}  pointer arguments of calls to functions outside the module\n",
                s.untaggedCallArguments);

@@ -536,12 +536,114 @@ Bench makeReduction() {
 }
 
 // ---------------------------------------------------------------------------------------
+// 8. stencil_halo: 1D radius-4 stencil over 64 Mi floats, each block staging its tile and
+//    halo in shared memory. Memory-bound; nine shared loads per output (static .shared
+//    bounds checks in the inner loop).
+// ---------------------------------------------------------------------------------------
+
+constexpr size_t kHaloN = size_t(64) << 20;
+constexpr int kHaloR = 4;
+constexpr int kHaloBlock = 256;
+
+__global__ void stencilHalo(size_t n, const float* __restrict__ in, float* __restrict__ out) {
+  __shared__ float tile[kHaloBlock + 2 * kHaloR];
+  size_t g = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  int l = threadIdx.x + kHaloR;
+  tile[l] = in[g];
+  if (threadIdx.x < kHaloR) {
+    tile[l - kHaloR] = g >= kHaloR ? in[g - kHaloR] : 0.0f;
+    tile[l + kHaloBlock] = g + kHaloBlock < n ? in[g + kHaloBlock] : 0.0f;
+  }
+  __syncthreads();
+  float v = 0.0f;
+#pragma unroll
+  for (int k = -kHaloR; k <= kHaloR; ++k) v += tile[l + k] * (1.0f / (2 * kHaloR + 1));
+  out[g] = v;
+}
+
+struct HaloState {
+  float *in = nullptr, *out = nullptr;
+};
+
+Bench makeStencilHalo() {
+  auto s = std::make_shared<HaloState>();
+  return Bench{
+      "stencil_halo", "1D stencil through a shared tile with halo, shared loads in the loop",
+      [s] {
+        CHECK(cudaMalloc(&s->in, kHaloN * sizeof(float)));
+        CHECK(cudaMalloc(&s->out, kHaloN * sizeof(float)));
+        fillFloats(s->in, kHaloN, 9, 0.0f, 1.0f);
+      },
+      {},
+      [s] {
+        stencilHalo<<<kHaloN / kHaloBlock, kHaloBlock>>>(kHaloN, s->in, s->out);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->out, kHaloN); },
+      [s] {
+        CHECK(cudaFree(s->in));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 9. block_scan: inclusive prefix sums of 1024-element segments of 64 Mi uints, one block
+//    per segment, Hillis-Steele in dynamic shared memory (double-buffered). Shared loads
+//    and stores dominate; the bounds of extern __shared__ come from %dynamic_smem_size.
+// ---------------------------------------------------------------------------------------
+
+constexpr size_t kScanN = size_t(64) << 20;
+constexpr int kScanBlock = 1024;
+
+__global__ void blockScan(const uint32_t* __restrict__ in, uint32_t* __restrict__ out) {
+  extern __shared__ uint32_t buf[];  // 2 * blockDim.x
+  int t = threadIdx.x, n = blockDim.x;
+  size_t g = size_t(blockIdx.x) * n + t;
+  int from = 0, to = n;
+  buf[t] = in[g] & 0xffu;
+  __syncthreads();
+  for (int d = 1; d < n; d <<= 1) {
+    buf[to + t] = t >= d ? buf[from + t] + buf[from + t - d] : buf[from + t];
+    __syncthreads();
+    int swap = from;
+    from = to;
+    to = swap;
+  }
+  out[g] = buf[from + t];
+}
+
+struct ScanState {
+  uint32_t *in = nullptr, *out = nullptr;
+};
+
+Bench makeBlockScan() {
+  auto s = std::make_shared<ScanState>();
+  return Bench{
+      "block_scan", "block-wide scan in dynamic shared memory, shared loads and stores",
+      [s] {
+        CHECK(cudaMalloc(&s->in, kScanN * sizeof(uint32_t)));
+        CHECK(cudaMalloc(&s->out, kScanN * sizeof(uint32_t)));
+        fillUints(s->in, kScanN, 10);
+      },
+      {},
+      [s] {
+        blockScan<<<kScanN / kScanBlock, kScanBlock, 2 * kScanBlock * sizeof(uint32_t)>>>(s->in, s->out);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->out, kScanN); },
+      [s] {
+        CHECK(cudaFree(s->in));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
 // Driver
 // ---------------------------------------------------------------------------------------
 
 std::vector<Bench> allBenches() {
-  return {makeSaxpy(),        makeStencil(),   makeSgemm(),    makeNbody(),
-          makePointerChase(), makeHistogram(), makeReduction()};
+  return {makeSaxpy(),        makeStencil(),   makeSgemm(),     makeNbody(),      makePointerChase(),
+          makeHistogram(),    makeReduction(), makeStencilHalo(), makeBlockScan()};
 }
 
 void usage(FILE* f, const std::vector<Bench>& benches) {

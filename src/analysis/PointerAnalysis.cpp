@@ -47,6 +47,11 @@ bool RegisterFile::is64Bit(const std::string& name) const {
   return t == ".b64" || t == ".u64" || t == ".s64";
 }
 
+bool RegisterFile::is32Bit(const std::string& name) const {
+  std::string t = type(name);
+  return t == ".b32" || t == ".u32" || t == ".s32";
+}
+
 bool RegisterFile::usesPrefix(std::string_view prefix) const {
   for (const auto& [n, t] : exact_)
     if (n.rfind(prefix, 0) == 0) return true;
@@ -57,31 +62,48 @@ bool RegisterFile::usesPrefix(std::string_view prefix) const {
 
 // ----------------------------------------------------------------------------- symbols
 
-std::unordered_map<std::string, SymbolInfo> moduleSymbols(const Module& m) {
-  std::unordered_map<std::string, SymbolInfo> out;
-  for (const auto& item : m.items) {
-    auto* v = std::get_if<VariableDecl>(&item);
-    if (!v) continue;
-    Space space = v->space == ".global" ? Space::Global
-                  : v->space == ".shared" ? Space::Shared
-                  : v->space == ".local"  ? Space::Local
-                  : v->space == ".const"  ? Space::Const
-                                          : Space::Other;
-    unsigned element = typeSize(v->type());
-    for (const auto& d : v->declarators) {
-      SymbolInfo info{space, element};
-      for (const auto& dim : d.dimensions) {
-        uint64_t n = 0;
-        if (!dim || std::from_chars(dim->data(), dim->data() + dim->size(), n).ec != std::errc()) {
-          info.size = 0;
-          break;
-        }
-        info.size *= n;
+namespace {
+
+void addVariables(const VariableDecl& v, SymbolTable& out) {
+  Space space = v.space == ".global" ? Space::Global
+                : v.space == ".shared" ? Space::Shared
+                : v.space == ".local"  ? Space::Local
+                : v.space == ".const"  ? Space::Const
+                                       : Space::Other;
+  if (space == Space::Other) return;
+  bool external = !v.linkage.empty() && v.linkage[0] == ".extern";
+  unsigned element = typeSize(v.type());
+  for (const auto& d : v.declarators) {
+    SymbolInfo info{space, element};
+    bool unsized = false;
+    for (const auto& dim : d.dimensions) {
+      uint64_t n = 0;
+      if (!dim) unsized = true;
+      if (!dim || std::from_chars(dim->data(), dim->data() + dim->size(), n).ec != std::errc()) {
+        info.size = 0;
+        break;
       }
-      if (!v->linkage.empty() && v->linkage[0] == ".extern") info.size = 0;
-      out[d.name] = info;
+      info.size *= n;
     }
+    if (external) info.size = 0;
+    info.dynamicShared = external && unsized && space == Space::Shared;
+    out[d.name] = info;
   }
+}
+
+}  // namespace
+
+SymbolTable moduleSymbols(const Module& m) {
+  SymbolTable out;
+  for (const auto& item : m.items)
+    if (auto* v = std::get_if<VariableDecl>(&item)) addVariables(*v, out);
+  return out;
+}
+
+SymbolTable functionSymbols(const Function& f, const SymbolTable& module) {
+  SymbolTable out = module;
+  for (const auto& s : f.body)
+    if (auto* v = std::get_if<VariableDecl>(&s)) addVariables(*v, out);
   return out;
 }
 
@@ -112,10 +134,36 @@ bool isPointerArithmetic(const std::string& op) {
   return op == "add" || op == "sub" || op == "and" || op == "or" || op == "xor" || op == "mad";
 }
 
+// A 32-bit definition: a pointer only when made from a variable's symbol (a shared-space
+// address), copied or selected from one, or (decided with the 64-bit arithmetic) computed
+// from exactly one. Loads, atomics, special registers and everything else are integers.
+void classifyNarrow(PointerDef& d, const Instruction& in, const std::string& sourceRegister,
+                    const std::string& secondRegister, const std::string& sourceSymbol, const SymbolTable& symbols) {
+  const std::string& op = in.opcode;
+  d.kind = DefKind::Integer;
+  if (op == "mov" || op == "cvta") {
+    if (!sourceRegister.empty()) {
+      d.kind = DefKind::Derived;
+      d.sources = {sourceRegister};
+      if (op == "cvta") {
+        d.space = cvtaSpace(in);
+        d.spaceFromCvta = true;
+      }
+    } else if (auto it = symbols.find(sourceSymbol); !sourceSymbol.empty() && it != symbols.end()) {
+      d.kind = DefKind::Base;
+      d.origin = BaseOrigin::Symbol;
+      d.symbol = sourceSymbol;
+      d.space = it->second.space;
+    }
+  } else if (op == "selp") {
+    d.kind = DefKind::Select;
+    d.sources = {sourceRegister, secondRegister};
+  }
+}
+
 }  // namespace
 
-PointerAnalysis::PointerAnalysis(const Function& f, const CFG& cfg,
-                                 const std::unordered_map<std::string, SymbolInfo>& symbols)
+PointerAnalysis::PointerAnalysis(const Function& f, const CFG& cfg, const SymbolTable& symbols)
     : regs_(f) {
   classify(f, symbols);
   findAccesses(f);
@@ -128,7 +176,7 @@ std::vector<size_t> PointerAnalysis::defsAt(size_t statement) const {
   return it == defsAtStatement_.end() ? std::vector<size_t>{} : it->second;
 }
 
-void PointerAnalysis::classify(const Function& f, const std::unordered_map<std::string, SymbolInfo>& symbols) {
+void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
   // Phase 1: what each 64-bit definition is, before knowing which registers hold pointers.
   struct Pending {
     size_t def;
@@ -140,10 +188,12 @@ void PointerAnalysis::classify(const Function& f, const std::unordered_map<std::
     auto* in = std::get_if<Instruction>(&f.body[i]);
     if (!in) continue;
     forEachDefinedRegister(*in, [&](const std::string& reg) {
-      if (!regs_.is64Bit(reg)) return;
+      bool wide = regs_.is64Bit(reg);
+      if (!wide && !regs_.is32Bit(reg)) return;
       PointerDef d;
       d.statement = i;
       d.reg = reg;
+      d.wide = wide;
       const auto& ops = in->operands;
       auto regOperand = [&](size_t k) -> std::string {
         return k < ops.size() && ops[k].kind == OperandKind::Name && regs_.isRegister(ops[k].text) ? ops[k].text : "";
@@ -152,7 +202,15 @@ void PointerAnalysis::classify(const Function& f, const std::unordered_map<std::
         return k < ops.size() && ops[k].kind == OperandKind::Name && !regs_.isRegister(ops[k].text) ? ops[k].text : "";
       };
       const std::string& op = in->opcode;
-      if (ops.size() > 0 && ops[0].kind == OperandKind::Vector) {
+      if (!wide) {
+        classifyNarrow(d, *in, regOperand(1), regOperand(2), symbolOperand(1), symbols);
+        if (d.kind == DefKind::Integer && isPointerArithmetic(op)) {
+          Pending p{defs_.size(), {}, op};
+          if (op == "mad") p.candidates = {regOperand(3)};
+          else p.candidates = {regOperand(1), regOperand(2)};
+          arithmetic.push_back(std::move(p));
+        }
+      } else if (ops.size() > 0 && ops[0].kind == OperandKind::Vector) {
         d.kind = DefKind::Base;  // a vector load producing 64-bit lanes
         d.origin = BaseOrigin::Load;
       } else if (op == "ld" || op == "ldu") {
@@ -263,25 +321,37 @@ void PointerAnalysis::findAccesses(const Function& f) {
   for (size_t i = 0; i < f.body.size(); ++i) {
     auto* in = std::get_if<Instruction>(&f.body[i]);
     if (!in) continue;
-    auto access = memoryAccessOf(*in);
-    if (!access) continue;
-    AccessSite site;
-    site.statement = i;
-    site.access = *access;
-    if (access->addressOperand < in->operands.size()) {
-      const Operand& a = in->operands[access->addressOperand];
-      if (a.kind == OperandKind::Address && a.extra.empty() && !a.text.empty()) {
-        if (regs_.isRegister(a.text)) {
-          site.addressRegister = a.text;
-          auto it = regSpace_.find(a.text);
-          site.pointerSpace = it == regSpace_.end() ? Space::Generic : it->second;
-        } else {
-          site.addressSymbol = a.text;
+    for (const MemoryAccess& access : memoryAccessesOf(*in)) {
+      AccessSite site;
+      site.statement = i;
+      site.access = access;
+      if (access.addressOperand < in->operands.size()) {
+        const Operand& a = in->operands[access.addressOperand];
+        if (a.kind == OperandKind::Address && a.extra.empty() && !a.text.empty()) {
+          if (regs_.isRegister(a.text)) {
+            site.addressRegister = a.text;
+            auto it = regSpace_.find(a.text);
+            site.pointerSpace = it == regSpace_.end() ? Space::Generic : it->second;
+          } else {
+            site.addressSymbol = a.text;
+          }
         }
       }
+      accesses_.push_back(std::move(site));
     }
-    accesses_.push_back(std::move(site));
   }
+}
+
+std::string PointerAnalysis::symbolOfEveryBase(const AccessSite& a) const {
+  if (a.reachedByUndefined || a.reachingDefs.empty()) return {};
+  std::string symbol;
+  for (size_t d : a.reachingDefs) {
+    const PointerDef& def = defs_[d];
+    if (def.kind != DefKind::Base || def.origin != BaseOrigin::Symbol || (!symbol.empty() && def.symbol != symbol))
+      return {};
+    symbol = def.symbol;
+  }
+  return symbol;
 }
 
 std::unordered_set<std::string> PointerAnalysis::withSources(std::unordered_set<std::string> roots) const {
@@ -299,7 +369,8 @@ std::unordered_set<std::string> PointerAnalysis::withSources(std::unordered_set<
 void PointerAnalysis::computeRelevance() {
   std::unordered_set<std::string> addresses;
   for (const auto& a : accesses_)
-    if (!a.addressRegister.empty() && regs_.is64Bit(a.addressRegister)) addresses.insert(a.addressRegister);
+    if (!a.addressRegister.empty() && (regs_.is64Bit(a.addressRegister) || regs_.is32Bit(a.addressRegister)))
+      addresses.insert(a.addressRegister);
   relevant_ = withSources(std::move(addresses));
 }
 
@@ -375,13 +446,13 @@ void PointerAnalysis::computeReaching(const Function& f, const CFG& cfg) {
     }
   }
   // Read the fixpoint off at each access, one pass over each block.
-  std::unordered_map<size_t, size_t> accessAt;
+  std::unordered_multimap<size_t, size_t> accessAt;
   for (size_t k = 0; k < accesses_.size(); ++k)
-    if (!accesses_[k].addressRegister.empty()) accessAt[accesses_[k].statement] = k;
+    if (!accesses_[k].addressRegister.empty()) accessAt.emplace(accesses_[k].statement, k);
   for (size_t b : cfg.rpo()) {
     State s = join(b);
     for (size_t i = cfg.blocks()[b].first; i < cfg.blocks()[b].last; ++i) {
-      if (auto it = accessAt.find(i); it != accessAt.end()) {
+      for (auto [it, end] = accessAt.equal_range(i); it != end; ++it) {
         AccessSite& a = accesses_[it->second];
         for (size_t d : lookup(s, a.addressRegister)) {
           if (d == kUndefined) a.reachedByUndefined = true;

@@ -25,6 +25,7 @@ class RegisterFile {
   // ".b64", ".pred", ... ; "" if `name` is not a declared register.
   std::string type(const std::string& name) const;
   bool is64Bit(const std::string& name) const;
+  bool is32Bit(const std::string& name) const;  // .b32/.u32/.s32 (shared-space addresses)
   // True if any declared register name or range starts with `prefix`.
   bool usesPrefix(std::string_view prefix) const;
 
@@ -33,12 +34,19 @@ class RegisterFile {
   std::unordered_map<std::string, std::pair<uint32_t, std::string>> ranges_;  // prefix -> (count, type)
 };
 
-// A module-level variable: its space and size, for pointers made from its symbol.
+// A variable declared at module scope or at function scope (a `__shared__` array nvcc
+// "demoted" into its kernel): its space and size, for pointers made from its symbol.
 struct SymbolInfo {
   ptx::Space space = ptx::Space::Other;
   uint64_t size = 0;  // bytes; 0 when unknown (extern, unsized)
+  // `.extern .shared` without a size (`extern __shared__ T x[]`): the dynamic shared memory of
+  // the launch, %dynamic_smem_size bytes from its address.
+  bool dynamicShared = false;
 };
-std::unordered_map<std::string, SymbolInfo> moduleSymbols(const ptx::Module& m);
+using SymbolTable = std::unordered_map<std::string, SymbolInfo>;
+SymbolTable moduleSymbols(const ptx::Module& m);
+// The variables `f` declares in its body, over `module`'s (the function's own win).
+SymbolTable functionSymbols(const ptx::Function& f, const SymbolTable& module);
 
 enum class DefKind {
   Base,     // new pointer: metadata is read here (READMETADATA)
@@ -50,9 +58,13 @@ enum class DefKind {
 enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Unknown };
 std::string_view baseOriginName(BaseOrigin o);
 
+// Definitions of 64-bit registers (generic, global and const addresses) and of 32-bit ones
+// (shared-space addresses). A 32-bit register is a pointer only when made from a variable's
+// symbol (`mov.u32 %r, tile`): loaded and computed 32-bit values are integers.
 struct PointerDef {
   size_t statement = 0;
   std::string reg;
+  bool wide = true;  // a 64-bit register
   DefKind kind = DefKind::Integer;
   BaseOrigin origin = BaseOrigin::None;
   std::vector<std::string> sources;  // Derived: {source}; Select: {a, b} (registers or "")
@@ -73,21 +85,24 @@ struct AccessSite {
 
 class PointerAnalysis {
  public:
-  PointerAnalysis(const ptx::Function& f, const CFG& cfg,
-                  const std::unordered_map<std::string, SymbolInfo>& symbols);
+  // `symbols`: the variables visible in `f` (functionSymbols).
+  PointerAnalysis(const ptx::Function& f, const CFG& cfg, const SymbolTable& symbols);
 
   const RegisterFile& registers() const { return regs_; }
   const std::vector<PointerDef>& defs() const { return defs_; }
   const std::vector<AccessSite>& accesses() const { return accesses_; }
-  // Registers whose metadata some access needs.
+  // Registers whose metadata some access needs (64-bit and 32-bit address registers).
   const std::unordered_set<std::string>& relevant() const { return relevant_; }
   // `roots` and every register their Derived/Select definitions read, transitively.
   std::unordered_set<std::string> withSources(std::unordered_set<std::string> roots) const;
+  // The symbol every base definition reaching `a` was made from (a `mov` of one variable's
+  // symbol on every path), or "" (other bases, or a path with no definition).
+  std::string symbolOfEveryBase(const AccessSite& a) const;
   // Definitions made by one statement (indices into defs()).
   std::vector<size_t> defsAt(size_t statement) const;
 
  private:
-  void classify(const ptx::Function& f, const std::unordered_map<std::string, SymbolInfo>& symbols);
+  void classify(const ptx::Function& f, const SymbolTable& symbols);
   void findAccesses(const ptx::Function& f);
   void computeRelevance();
   void computeReaching(const ptx::Function& f, const CFG& cfg);

@@ -1,7 +1,9 @@
 #include "instrument/Instrument.h"
 
 #include "instrument/ExternalCalls.h"
+#include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
+#include "instrument/SharedChecks.h"
 
 namespace cucatch::instrument {
 
@@ -9,7 +11,16 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   refuseInstrumented(module);
   UnitResult unit;
   unit.unit = unitId(module);
-  instrumentGlobalAccesses(module, unit);
+  // The check passes share each function's analysis; the function's report block and
+  // declarations are added once, after all of them.
+  const analysis::SymbolTable symbols = analysis::moduleSymbols(module);
+  for (ptx::Function* f : module.functions()) {
+    if (!f->hasBody) continue;
+    FunctionChecks checks(*f, symbols, unit);
+    checkGlobalAccesses(checks);
+    checkSharedAccesses(checks);
+    checks.finish();
+  }
   // After the checks, which refuse functions that already use cucatch's register names.
   untagExternalCallArguments(module, unit);
   unit.kernels = kernelsOf(module);

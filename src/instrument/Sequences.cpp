@@ -13,6 +13,15 @@ constexpr const char* kReportLabel = "$__cc_report";
 // Metadata of "no allocation known": base 0, size all of memory, live, untagged.
 constexpr const char* kUnknownSize = "0xFFFFFFFFFFFFFFFF";
 constexpr uint32_t kLiveMeta = abi::kBstLive << 16;  // verdict 0, tag 0, state live
+// A predicated-off access is not checked: the violation q0 is and-ed with the access's guard.
+std::string guardViolation(const FunctionRegs& r, const std::string& guardPredicate, bool guardNegated) {
+  if (guardPredicate.empty()) return {};
+  if (guardNegated)
+    return fmt::format("not.pred {q1}, {g};\nand.pred {q0}, {q0}, {q1};\n", fmt::arg("q0", r.q(0)),
+                       fmt::arg("q1", r.q(1)), fmt::arg("g", guardPredicate));
+  return fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
+}
+
 }  // namespace
 
 std::string guardPrefix(const std::string& predicate, bool negated) {
@@ -162,14 +171,7 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)),
       fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size),
       fmt::arg("meta", m.meta), fmt::arg("accessSize", c.size));
-  if (!guardPredicate.empty()) {
-    // A predicated-off access is not checked.
-    if (guardNegated)
-      s += fmt::format("not.pred {q1}, {g};\nand.pred {q0}, {q0}, {q1};\n", fmt::arg("q0", r.q(0)),
-                       fmt::arg("q1", r.q(1)), fmt::arg("g", guardPredicate));
-    else
-      s += fmt::format("and.pred {}, {}, {};\n", r.q(0), r.q(0), guardPredicate);
-  }
+  s += guardViolation(r, guardPredicate, guardNegated);
   // Plain bra: whether an access is in bounds differs between the threads of a warp, and .uni
   // would promise that it does not. A violating thread hands the report its values in fixed
   // registers and branches to the function's report block, which never comes back.
@@ -188,6 +190,86 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       fmt::arg("ptr", c.pointer), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)),
       fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
   return s;
+}
+
+std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,
+                         const std::string& g) {
+  return fmt::format("{g}mov.u32 {b}, {sym};\n{g}mov.u32 {s}, {size};\n", fmt::arg("g", g), fmt::arg("b", to.base),
+                     fmt::arg("sym", symbol), fmt::arg("s", to.size), fmt::arg("size", size));
+}
+
+std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& g) {
+  return fmt::format("{g}mov.u32 {b}, 0;\n{g}mov.u32 {s}, 0xFFFFFFFF;\n", fmt::arg("g", g), fmt::arg("b", to.base),
+                     fmt::arg("s", to.size));
+}
+
+std::string copySharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& from, const std::string& g) {
+  if (to.base == from.base) return {};
+  return fmt::format("{g}mov.b32 {tb}, {fb};\n{g}mov.b32 {ts}, {fs};\n", fmt::arg("g", g), fmt::arg("tb", to.base),
+                     fmt::arg("fb", from.base), fmt::arg("ts", to.size), fmt::arg("fs", from.size));
+}
+
+std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& a, const SharedBoundsRegs& b,
+                               const std::string& p, const std::string& g) {
+  return fmt::format("{g}selp.b32 {tb}, {ab}, {bb}, {p};\n{g}selp.b32 {ts}, {as}, {bs}, {p};\n", fmt::arg("g", g),
+                     fmt::arg("p", p), fmt::arg("tb", to.base), fmt::arg("ab", a.base), fmt::arg("bb", b.base),
+                     fmt::arg("ts", to.size), fmt::arg("as", a.size), fmt::arg("bs", b.size));
+}
+
+std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const CheckSite& c,
+                        const std::string& guardPredicate, bool guardNegated) {
+  // u0 the address accessed, u1 its distance from the object's start, u2 the last valid start;
+  // q0 the violation. Unsigned, so an address below the object fails too.
+  std::string s;
+  if (c.pointer.empty() || c.pointer[0] != '%')  // a variable's symbol: mov it first
+    s += fmt::format("mov.u32 {u0}, {a};\nadd.u32 {u0}, {u0}, {offset};\n", fmt::arg("u0", r.u(0)),
+                     fmt::arg("a", c.pointer), fmt::arg("offset", c.offset));
+  else
+    s += fmt::format("add.u32 {u0}, {a}, {offset};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", c.pointer),
+                     fmt::arg("offset", c.offset));
+  s += fmt::format(
+      "sub.u32 {u1}, {u0}, {base};\n"
+      "sub.u32 {u2}, {size}, {accessSize};\n"
+      "setp.gt.u32 {q0}, {u1}, {u2};\n"
+      "setp.lt.u32 {q1}, {size}, {accessSize};\n"
+      "or.pred {q0}, {q0}, {q1};\n",
+      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
+      fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("accessSize", c.size));
+  s += guardViolation(r, guardPredicate, guardNegated);
+  return s + fmt::format(
+                 "@!{q0} bra {ok};\n"
+                 "cvt.u64.u32 {t0}, {u0};\n"
+                 "mov.u64 {t3}, 0;\n"
+                 "cvt.u64.u32 {t6}, {base};\n"
+                 "cvt.u64.u32 {t7}, {size};\n"
+                 "mov.u32 {u1}, {live};\n"
+                 "mov.u32 {u2}, {site};\n"
+                 "mov.u32 {u3}, {info};\n"
+                 "bra.uni {report};\n"
+                 "{ok}:\n",
+                 fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("t0", r.t(0)), fmt::arg("u0", r.u(0)),
+                 fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("base", m.base),
+                 fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("live", kLiveMeta),
+                 fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
+                 fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("report", kReportLabel));
+}
+
+std::string sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address,
+                             int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
+                             const std::string& slowPath, const std::string& okLabel) {
+  std::string s = fmt::format(
+      "add.u32 {u0}, {a}, {lowest};\n"
+      "sub.u32 {u1}, {u0}, {base};\n"
+      "sub.u32 {u2}, {size}, {span};\n"
+      "setp.gt.u32 {q0}, {u1}, {u2};\n"
+      "setp.lt.u32 {q1}, {size}, {span};\n"
+      "or.pred {q0}, {q0}, {q1};\n",
+      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
+      fmt::arg("q1", r.q(1)), fmt::arg("a", address), fmt::arg("lowest", lowest), fmt::arg("base", m.base),
+      fmt::arg("size", m.size), fmt::arg("span", span));
+  s += guardViolation(r, guardPredicate, guardNegated);
+  return s + fmt::format("@!{q0} bra {ok};\n{slow}{ok}:\n", fmt::arg("q0", r.q(0)), fmt::arg("ok", okLabel),
+                         fmt::arg("slow", slowPath));
 }
 
 std::string reportBlock(const FunctionRegs& r, uint32_t unit) {

@@ -51,7 +51,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
 // own guard.
 struct CheckSite {
   uint32_t site = 0;
-  std::string pointer;
+  std::string pointer;  // (shared: the 32-bit address register or the symbol)
   int64_t offset = 0;
   unsigned size = 0;
   unsigned accessFlags = 0;  // abi::AccessFlags
@@ -60,6 +60,35 @@ struct CheckSite {
 };
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated);
+
+// Shared memory (OOBCHECK, pure arithmetic on 32-bit shared-window addresses): an object's
+// bounds travel in two .b32 registers, like a global pointer's metadata.
+struct SharedBoundsRegs {
+  std::string base, size;
+};
+// Bounds of a shared object: `symbol`'s address and `size` ("%dynamic_smem_size" for the
+// launch's dynamic shared memory, else a number of bytes).
+std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,
+                         const std::string& guard);
+// Bounds that pass every access (an address of unknown origin).
+std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& guard);
+std::string copySharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& from, const std::string& guard);
+std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& a, const SharedBoundsRegs& b,
+                               const std::string& predicate, const std::string& guard);
+// The check before a shared access at `c.pointer`+`c.offset` (a 32-bit register, or a
+// variable's symbol for [symbol+offset]) of `c.size` bytes against `bounds`; on a violation it
+// branches to the report block with the address and bounds widened to 64 bits and no tag.
+// (Shared addresses carry no tag: `c.untagged` is not used.)
+std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const CheckSite& c,
+                        const std::string& guardPredicate, bool guardNegated);
+// One check for a group of accesses through the same 32-bit `address` register (unchanged
+// between them, under the same guard, in straight-line code): the range from the lowest
+// offset to the end of the highest access must lie inside `bounds`. If it does not, some
+// access of the group is out of bounds: the sequence then runs `slowPath` (the group's own
+// checks, in program order), which reports the first that fails. `okLabel` ends the sequence.
+std::string sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const std::string& address,
+                             int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
+                             const std::string& slowPath, const std::string& okLabel);
 
 // The report block every function with checks ends with: appends an abi::ErrorRecord to the
 // runtime's error buffer (the values a failing check left in the function's scratch registers,

@@ -26,17 +26,25 @@ struct Site {
   std::string instruction;
   std::string kind;   // read / write / atomic
   unsigned size = 0;
-  std::string space;  // global / generic
-  // The module variable every base of the address is made from (a `mov` of its symbol), which
-  // the access is checked against; empty when the bases are pointers.
+  std::string space;  // the access's: global / generic / const / shared
+  // The variable every base of the address is made from (a `mov` of its symbol), which the
+  // access is checked against; empty when the bases are pointers.
   std::string object;
-  uint64_t objectBytes = 0;
+  uint64_t objectBytes = 0;  // 0 for dynamic shared memory (its size is the launch's)
+  std::string objectSpace;   // the variable's: global (__device__), const, shared
+  bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
 };
 
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
   std::map<std::string, size_t> unchecked;     // reason -> count
   size_t provenInBounds = 0;  // [sym+off] accesses inside a module variable: no check needed
+  // Checked accesses to dynamic shared memory (extern __shared__) that are checked against the
+  // whole region, not one part of it carved by the kernel.
+  size_t dynamicSharedWhole = 0;
+  // Shared accesses whose check was folded into one range check with others through the same
+  // address (straight-line code): counted among the instrumented, minus one per group.
+  size_t coalescedChecks = 0;
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module

@@ -62,11 +62,31 @@ unsigned accessSize(const Instruction& in) {
   return vector * element;
 }
 
+// ldmatrix / stmatrix: each participating lane gives the address of one 16-byte row. With
+// .x1 and .x2 only lanes 0-7 / 0-15 do, and the others' address operands are ignored (may hold
+// anything), so only .x4, where every lane's address is used, can be checked per thread.
+MemoryAccess matrixAccess(const Instruction& in, bool store) {
+  MemoryAccess a;
+  a.space = spaceOfModifiers(in);
+  a.kind = store ? AccessKind::Write : AccessKind::Read;
+  a.addressOperand = store ? 0 : 1;
+  a.size = 16;
+  if (!in.hasModifier(".x4")) a.uncheckable = "ldmatrix/stmatrix .x1/.x2: only some lanes' addresses are used";
+  return a;
+}
+
+// The first [address] operand (mbarrier's forms put it first or after a result).
+unsigned firstAddressOperand(const Instruction& in) {
+  for (unsigned i = 0; i < in.operands.size(); ++i)
+    if (in.operands[i].kind == OperandKind::Address) return i;
+  return 0;
+}
 
 }  // namespace
 
-std::optional<MemoryAccess> memoryAccessOf(const Instruction& in) {
+std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
   const std::string& op = in.opcode;
+  std::vector<MemoryAccess> out;
   MemoryAccess a;
   a.space = spaceOfModifiers(in);
   if (op == "ld" || op == "ldu") {
@@ -87,13 +107,29 @@ std::optional<MemoryAccess> memoryAccessOf(const Instruction& in) {
     a.addressOperand = 0;
     a.size = accessSize(in);
     if (in.hasModifier(".async")) a.uncheckable = "red.async (distributed shared memory)";
+  } else if (op == "cp" && in.hasModifier(".async") && in.hasModifier(".mbarrier")) {
+    // cp.async.mbarrier.arrive [mbar]: an arrive on the 8-byte barrier object.
+    a.kind = AccessKind::Atomic;
+    a.addressOperand = 0;
+    a.size = 8;
   } else if (op == "cp" && in.hasModifier(".async") && !in.hasModifier(".bulk")) {
-    // cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: check the global source.
+    // cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: cp-size bytes are written
+    // at the shared destination and read at the global source. (commit_group and wait_group
+    // access nothing.)
+    if (in.operands.size() < 2 || in.operands[0].kind != OperandKind::Address) return out;
+    unsigned bytes = in.operands.size() > 2 && in.operands[2].kind == OperandKind::Integer
+                         ? static_cast<unsigned>(in.operands[2].value)
+                         : 0;
+    MemoryAccess dst;
+    dst.space = Space::Shared;
+    dst.kind = AccessKind::Write;
+    dst.addressOperand = 0;
+    dst.size = bytes;
+    out.push_back(dst);
     a.kind = AccessKind::Read;
     a.space = Space::Global;
     a.addressOperand = 1;
-    if (in.operands.size() > 2 && in.operands[2].kind == OperandKind::Integer)
-      a.size = static_cast<unsigned>(in.operands[2].value);
+    a.size = bytes;
   } else if (op == "cp") {
     a.kind = AccessKind::Read;
     a.uncheckable = "bulk copy (cp.async.bulk / cp.reduce.async.bulk): tensor-map or bulk extent";
@@ -102,20 +138,27 @@ std::optional<MemoryAccess> memoryAccessOf(const Instruction& in) {
     a.kind = in.hasModifier(".store") ? AccessKind::Write : AccessKind::Read;
     a.addressOperand = in.hasModifier(".store") ? 0 : 1;
     a.uncheckable = "wmma.load/store: the fragment's footprint depends on layout and stride";
-  } else if (op == "multimem" || op == "tensormap" || op == "ldmatrix" || op == "stmatrix" ||
-             op == "mbarrier" || op == "cp.reduce") {
-    if (op == "ldmatrix" || op == "stmatrix" || op == "mbarrier") return std::nullopt;  // shared only
+  } else if (op == "ldmatrix" || op == "stmatrix") {
+    a = matrixAccess(in, op == "stmatrix");
+  } else if (op == "mbarrier") {
+    // Every mbarrier operation reads and writes the 8-byte barrier object.
+    a.kind = AccessKind::Atomic;
+    a.addressOperand = firstAddressOperand(in);
+    a.size = 8;
+  } else if (op == "multimem" || op == "tensormap" || op == "cp.reduce") {
     a.uncheckable = "multimem / tensormap access";
     a.addressOperand = 0;
   } else {
-    return std::nullopt;
+    return out;
   }
-  if (a.addressOperand >= in.operands.size() ||
-      in.operands[a.addressOperand].kind != OperandKind::Address)
-    a.uncheckable = "no [address] operand where expected";
-  else if (a.uncheckable.empty() && a.size == 0)
-    a.uncheckable = "access size not known statically";
-  return a;
+  out.push_back(a);
+  for (auto& m : out) {
+    if (m.addressOperand >= in.operands.size() || in.operands[m.addressOperand].kind != OperandKind::Address)
+      m.uncheckable = "no [address] operand where expected";
+    else if (m.uncheckable.empty() && m.size == 0)
+      m.uncheckable = "access size not known statically";
+  }
+  return out;
 }
 
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f) {

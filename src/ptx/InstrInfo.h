@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ptx/IR.h"
 
@@ -28,9 +29,9 @@ struct MemoryAccess {
   std::string_view uncheckable;
 };
 
-// The memory access an instruction makes, if any. Instructions that access two places
-// (cp.async: shared destination, global source) report the one cucatch checks.
-std::optional<MemoryAccess> memoryAccessOf(const Instruction& in);
+// The memory accesses an instruction makes: none, one, or two for an instruction that
+// accesses two places (cp.async: its shared destination, then its global source).
+std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in);
 
 // The state space named by an instruction's modifiers (.global, .shared::cta, ...), Generic
 // when none is named.

@@ -50,9 +50,12 @@ SiteTable SiteTable::parse(std::string_view text) {
       site.inlinedLine = at.value("line", 0u);
       site.inlinedColumn = at.value("column", 0u);
     }
+    site.space = s.value("space", std::string());
     if (s.contains("object")) {
       site.object = s["object"].value("name", std::string());
       site.objectBytes = s["object"].value("bytes", uint64_t(0));
+      site.objectSpace = s["object"].value("space", std::string("global"));
+      site.objectDynamic = s["object"].value("dynamic", false);
     }
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
@@ -78,7 +81,7 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   uint32_t verdict = r.meta & abi::kMetaVerdictMask;
   v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
   // Checked against entry 0 (no allocation there) and inside the null page.
-  if (verdict == 0 && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
+  if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
     v.kind = ViolationKind::NullPointer;
   v.staleTag = verdict == abi::kErrorTagMismatch;
   switch (r.info & 0xFF) {
@@ -162,6 +165,23 @@ std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
   return fmt::format("at offset {} of", v.address - base);
 }
 
+// "the 256-byte shared array 'k()::tile'", "dynamic shared memory (512 bytes at this launch)".
+std::string objectLine(const Violation& v) {
+  const Site& s = *v.site;
+  std::string name = demangle(s.object);
+  if (s.objectSpace == "shared" && s.objectDynamic)
+    return fmt::format("the dynamic shared memory '{}' ({} bytes at this launch)", name, v.checkedSize);
+  if (s.objectSpace == "shared") return fmt::format("the {}-byte shared array '{}' (__shared__)", s.objectBytes, name);
+  if (s.objectSpace == "const") return fmt::format("the {}-byte constant array '{}' (__constant__)", s.objectBytes, name);
+  return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
+}
+
+// " to shared memory" / " to constant memory": the window an access went to, where not device memory.
+std::string windowName(const Violation& v) {
+  if (!v.site || !v.site->inWindow()) return {};
+  return v.site->space == "shared" ? " in shared memory" : " in constant memory";
+}
+
 void frames(std::string& out, const char* title, const Backtrace& bt, const Symbolizer& symbolize) {
   out += fmt::format("cucatch:   {}:\n", title);
   if (bt.empty()) out += "cucatch:     (no backtrace recorded)\n";
@@ -181,8 +201,8 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
     case ViolationKind::OutOfBounds:
     case ViolationKind::UseAfterFree:
     case ViolationKind::NullPointer: {
-      out += fmt::format("cucatch: ERROR: {} {} of {} bytes at {}\n", violationKindName(v.kind), v.access, v.size,
-                         hex(v.address));
+      out += fmt::format("cucatch: ERROR: {} {} of {} bytes{} at {}\n", violationKindName(v.kind), v.access, v.size,
+                         windowName(v), hex(v.address));
       std::string kernel;
       if (v.kernels.size() == 1) kernel = fmt::format("kernel {}", demangle(v.kernels[0]));
       else if (v.kernels.empty()) kernel = "an unknown kernel";
@@ -211,8 +231,10 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
         frames(out, "allocated at", a->allocatedAt, symbolize);
         if (!a->live) frames(out, "freed at", a->freedAt, symbolize);
       } else if (v.site && !v.site->object.empty()) {
-        out += fmt::format("cucatch:   address is {} the {}-byte module variable '{}' (__device__)\n",
-                           relation(v, v.checkedBase, v.checkedSize), v.site->objectBytes, demangle(v.site->object));
+        out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
+      } else if (v.site && v.site->space == "shared") {
+        out += fmt::format("cucatch:   address is {} the {}-byte shared object at {} it was made from\n",
+                           relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
       } else {
         out += "cucatch:   the allocation is no longer known to cucatch\n";
       }
@@ -251,6 +273,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     return l;
   };
   nlohmann::json j{{"kind", violationKindName(v.kind)}, {"address", hex(v.address)}};
+  if (v.site && !v.site->space.empty()) j["space"] = v.site->space;
   if (v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree ||
       v.kind == ViolationKind::NullPointer) {
     j["access"] = v.access;
@@ -282,8 +305,9 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
   if (v.kind == ViolationKind::NullPointer) j["offset_from_null"] = v.address;
   if (!v.allocation && v.site && !v.site->object.empty() && v.kind == ViolationKind::OutOfBounds)
     j["object"] = {{"name", demangle(v.site->object)},
-                   {"space", "global"},
-                   {"size", v.site->objectBytes},
+                   {"space", v.site->objectSpace},
+                   {"dynamic", v.site->objectDynamic},
+                   {"size", v.site->objectDynamic ? v.checkedSize : v.site->objectBytes},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
   if (const Allocation* a = v.allocation) {

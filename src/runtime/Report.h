@@ -28,8 +28,13 @@ struct Site {
   std::string inlinedFile;  // where the code of `file:line` was inlined, if it was
   uint32_t inlinedLine = 0, inlinedColumn = 0;
   bool entry = false;       // `function` is a kernel
-  std::string object;       // the module variable checked against (its symbol), if the rewriter knew it
-  uint64_t objectBytes = 0;
+  std::string space;        // the access's: global, generic, shared, const
+  std::string object;       // the variable checked against (its symbol), if the rewriter knew it
+  uint64_t objectBytes = 0;  // 0 for dynamic shared memory (the record has the launch's size)
+  std::string objectSpace;  // the variable's: global (__device__), const (__constant__), shared
+  bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
+  // The access addresses a window of its own (shared or const space), not device memory.
+  bool inWindow() const { return space == "shared" || space == "const"; }
 };
 
 // A kernel of an instrumented unit: what ptxas counted in the original, and the cap the

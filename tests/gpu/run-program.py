@@ -4,11 +4,12 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
-      that memory kind).
+      that memory kind), or with object=: checked against the variable of that name (its
+      demangled name ends with "NAME") in that space (global, shared, const).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -145,13 +146,17 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = None
+    access = size = kernel = memory = obj = space = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
             kernel = w[len("kernel="):]
         if w.startswith("memory="):
             memory = w[len("memory="):]
+        if w.startswith("object="):
+            obj = w[len("object="):]
+        if w.startswith("space="):
+            space = w[len("space="):]
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
@@ -189,6 +194,13 @@ def main():
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
             return None if "offset_from_null" in e else "no offset_from_null"
+        if obj:
+            o = e.get("object", {})
+            if not o.get("name", "").endswith(obj) or "offset" not in o:
+                return f"object {o}, expected {obj}"
+            if space and o.get("space") != space:
+                return f"object space {o.get('space')}, expected {space}"
+            return None if "allocation" not in e else "an allocation, expected a variable"
         if "object" in e and "allocation" not in e:
             # A module variable: named, with the offset into it.
             return None if e["object"].get("name") and "offset" in e["object"] else f"object {e['object']}"

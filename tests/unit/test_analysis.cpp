@@ -47,8 +47,8 @@ Analysed analyse(const std::string& body, const std::string& globals = "") {
   a.module = std::move(*r.module);
   a.function = a.module.functions().back();
   a.cfg = std::make_unique<CFG>(*a.function);
-  static std::unordered_map<std::string, SymbolInfo> symbols;
-  symbols = moduleSymbols(a.module);
+  static SymbolTable symbols;
+  symbols = functionSymbols(*a.function, moduleSymbols(a.module));
   a.pa = std::make_unique<PointerAnalysis>(*a.function, *a.cfg, symbols);
   return a;
 }
@@ -227,4 +227,62 @@ TEST_CASE("the instruction table: sizes, spaces, address operands", "[analysis]"
   CHECK(a.access("atom.global.add.u32").access.addressOperand == 1);
   CHECK(a.access("red.global.add.f32").access.addressOperand == 0);
   CHECK(a.access("ld.global.nc.u8").access.size == 1);
+}
+
+TEST_CASE("shared arrays: 32-bit addresses made from a shared variable's symbol", "[analysis]") {
+  auto a = analyse(R"(
+	.shared .align 4 .b8 hist[128];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u32 %r3, tile;
+	add.s32 %r4, %r3, %r2;
+	st.shared.u32 [%r4], %r1;
+	mov.u32 %r5, hist;
+	add.s32 %r6, %r1, %r5;
+	ld.shared.u8 %r7, [%r6];
+	ld.global.u32 %r8, [%rd1];
+	add.s32 %r9, %r8, %r5;
+	ld.shared.u32 %r10, [%r9+4];
+	ld.shared.u32 %r11, [%r8];
+	mov.u32 %r12, dyn;
+	mad.lo.s32 %r13, %r1, 8, %r12;
+	ld.shared.u64 %rd2, [%r13];
+)",
+                   ".shared .align 4 .b8 tile[256];\n.extern .shared .align 16 .b8 dyn[];\n");
+  // A special register (%tid.x) and loaded or computed 32-bit values are integers; the one
+  // operand made from a symbol is the base, whichever side of the add it is on.
+  CHECK(a.reaching(a.access("st.shared.u32")) == std::vector<std::string>{"%r3:symbol"});
+  CHECK(a.reaching(a.access("ld.shared.u8")) == std::vector<std::string>{"%r5:symbol"});
+  CHECK(a.reaching(a.access("ld.shared.u32", 0)) == std::vector<std::string>{"%r5:symbol"});
+  CHECK(a.reaching(a.access("ld.shared.u32", 1)) == std::vector<std::string>{"%r8:integer"});
+  CHECK(a.reaching(a.access("ld.shared.u64")) == std::vector<std::string>{"%r12:symbol"});
+  // Sizes: the module's array, the function's own ("demoted") array, the dynamic region.
+  SymbolTable symbols = functionSymbols(*a.function, moduleSymbols(a.module));
+  CHECK(symbols.at("tile").size == 256);
+  CHECK(symbols.at("tile").space == Space::Shared);
+  CHECK(symbols.at("hist").size == 128);
+  CHECK_FALSE(symbols.at("hist").dynamicShared);
+  CHECK(symbols.at("dyn").dynamicShared);
+  CHECK(symbols.at("dyn").size == 0);
+}
+
+TEST_CASE("cp.async: the shared destination and the global source are two accesses", "[analysis]") {
+  auto a = analyse(R"(
+	mov.u32 %r1, buf;
+	ld.param.u64 %rd1, [p0];
+	cp.async.cg.shared.global [%r1], [%rd1], 16, 16;
+	cp.async.commit_group;
+)",
+                   ".shared .align 16 .b8 buf[64];\n");
+  std::vector<const AccessSite*> copies;
+  for (const auto& s : a.pa->accesses())
+    if (std::get<Instruction>(a.function->body[s.statement]).opcode == "cp") copies.push_back(&s);
+  REQUIRE(copies.size() == 2);
+  CHECK(copies[0]->access.space == Space::Shared);
+  CHECK(copies[0]->access.kind == AccessKind::Write);
+  CHECK(copies[0]->access.size == 16);
+  CHECK(a.reaching(*copies[0]) == std::vector<std::string>{"%r1:symbol"});
+  CHECK(copies[1]->access.space == Space::Global);
+  CHECK(copies[1]->access.kind == AccessKind::Read);
+  CHECK(a.reaching(*copies[1]) == std::vector<std::string>{"%rd1:parameter"});
 }

@@ -83,6 +83,16 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   CHECK_THROWS(SiteTable::parse(R"({"abi": 1, "sites": []})"));
 }
 
+// The site table of `module` as cucatch-ptx would embed it, read back as the runtime reads it.
+SiteTable instrumentedSites(const char* module) {
+  auto parsed = cucatch::ptx::parseModule(module, "module.ptx");
+  REQUIRE(parsed.ok());
+  cucatch::instrument::InstrumentOptions options;
+  options.registerLimit.reset();
+  auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
+  return SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
+}
+
 TEST_CASE("an overflow of a __device__ array names the variable, from the site table to the report", "[runtime]") {
   const char* module = R"(.version 8.0
 .target sm_80
@@ -102,13 +112,7 @@ TEST_CASE("an overflow of a __device__ array names the variable, from the site t
 }
 	.file 1 "/src/stats.cu"
 )";
-  auto parsed = cucatch::ptx::parseModule(module, "stats.ptx");
-  REQUIRE(parsed.ok());
-  cucatch::instrument::InstrumentOptions options;
-  options.registerLimit.reset();
-  auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
-  REQUIRE(result.sites.size() == 1);
-  SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
+  SiteTable t = instrumentedSites(module);
   REQUIRE(t.sites.size() == 1);
   CHECK(t.sites[0].object == "_ZN5stats5tableE");
   CHECK(t.sites[0].objectBytes == 256);
@@ -125,6 +129,77 @@ TEST_CASE("an overflow of a __device__ array names the variable, from the site t
   auto j = toJson(v, fakeSymbol);
   CHECK(j["object"]["name"] == "stats::table");
   CHECK(j["object"]["offset"] == 256);
+}
+
+TEST_CASE("shared and __constant__ overflows name the space and the array", "[runtime]") {
+  const char* module = R"(.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .b8 taps[32];
+.extern .shared .align 16 .b8 window[];
+.visible .entry k(.param .u32 k_param_0)
+{
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<8>;
+	.shared .align 4 .b8 _ZZ1kiE4tile[256];
+	ld.param.u32 %r1, [k_param_0];
+	mov.u32 %r2, _ZZ1kiE4tile;
+	add.s32 %r3, %r2, %r1;
+	.loc 1 7 5
+	st.shared.f32 [%r3], %f1;
+	mov.u32 %r4, window;
+	add.s32 %r5, %r4, %r1;
+	.loc 1 8 5
+	ld.shared.f32 %f2, [%r5];
+	mul.wide.s32 %rd1, %r1, 4;
+	mov.u64 %rd2, taps;
+	add.s64 %rd3, %rd2, %rd1;
+	.loc 1 9 5
+	ld.const.f32 %f3, [%rd3];
+	ret;
+}
+	.file 1 "/src/k.cu"
+)";
+  SiteTable t = instrumentedSites(module);
+  REQUIRE(t.sites.size() == 3);
+  const Site* shared = nullptr;
+  const Site* dynamic = nullptr;
+  const Site* constant = nullptr;
+  for (const auto& s : t.sites) (s.line == 7 ? shared : s.line == 8 ? dynamic : constant) = &s;
+  REQUIRE((shared && dynamic && constant));
+  CHECK(shared->space == "shared");
+  CHECK(shared->objectSpace == "shared");
+  CHECK(dynamic->objectDynamic);
+  CHECK(constant->objectSpace == "const");
+  Metadata m;
+  // Shared addresses are window offsets: never looked up among allocations, never "null".
+  auto r = record(0, 4, abi::kAccessWrite, 0x508, 0x400, 256, abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, shared, "k.cu", nullptr);
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in shared memory at") != std::string::npos);
+  CHECK(text.find("address is 8 bytes after the end of the 256-byte shared array 'k(int)::tile' (__shared__)") !=
+        std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["space"] == "shared");
+  CHECK(j["object"]["space"] == "shared");
+  CHECK(j["object"]["offset"] == 264);
+  // The dynamic region's size is the launch's, from the record.
+  r = record(1, 4, abi::kAccessRead, 0x800, 0x500, 0x300, abi::kBstLive << abi::kMetaStateShift);
+  v = fromRecord(r, dynamic, "k.cu", nullptr);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("address is 0 bytes after the end of the dynamic shared memory 'window' (768 bytes at this launch)") !=
+        std::string::npos);
+  CHECK(toJson(v, fakeSymbol)["object"]["size"] == 768);
+  // A __constant__ array, at a constant-bank address inside the null page: not a null pointer.
+  r = record(2, 4, abi::kAccessRead, 0x20, 0x0, 32, abi::kBstLive << abi::kMetaStateShift);
+  v = fromRecord(r, constant, "k.cu", nullptr);
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("in constant memory") != std::string::npos);
+  CHECK(text.find("0 bytes after the end of the 32-byte constant array 'taps' (__constant__)") != std::string::npos);
 }
 
 TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtime]") {

@@ -1,0 +1,58 @@
+// One function as the check passes see it: the analysis they share (computed once), the edits
+// they add, the scratch registers and report block their sequences share, and the sites they
+// make. Each pass (GlobalChecks, SharedChecks) adds its sequences; `finish` then adds what the
+// function needs once: the declarations, the prologue, and the report block failing checks
+// branch to.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/CFG.h"
+#include "analysis/PointerAnalysis.h"
+#include "instrument/BodyEdit.h"
+#include "instrument/Sequences.h"
+#include "instrument/Unit.h"
+#include "ptx/IR.h"
+#include "ptx/InstrInfo.h"
+
+namespace cucatch::instrument {
+
+// The abi::AccessFlags of an access of kind `k`, for its error record.
+unsigned accessFlags(ptx::AccessKind k);
+
+class FunctionChecks {
+ public:
+  // Throws std::runtime_error for a function that already uses cucatch's reserved register names.
+  FunctionChecks(ptx::Function& f, const analysis::SymbolTable& moduleSymbols, UnitResult& unit);
+
+  ptx::Function& function;
+  const analysis::SymbolTable symbols;  // the module's variables and the function's own
+  const analysis::CFG cfg;
+  const analysis::PointerAnalysis analysis;
+  const FunctionRegs regs;
+  UnitResult& unit;
+  BodyEdits edits;
+  std::string declarations;  // the passes' own registers, declared in the prologue
+  std::string entry;         // sequences at function entry, after the shared prologue
+
+  // A site for access `a` (its statement's instruction, source line, kind, size and space),
+  // with a fresh id; the pass records it with addSite once the check is in place.
+  Site newSite(const analysis::AccessSite& a) const;
+  void addSite(Site site, const analysis::AccessSite& a);
+  std::string newLabel() { return "$__cc_ok" + std::to_string(unit.nextLabel++); }
+
+  // Adds the declarations, the prologue and the report block if any pass added a check, and
+  // rebuilds the body. Call once, after every pass.
+  void finish();
+
+ private:
+  struct Loc {
+    uint32_t file = 0, line = 0, column = 0;
+    uint32_t inlinedAt[3] = {0, 0, 0};
+  };
+  std::vector<Loc> locs_;  // per statement: the last .loc before it
+  size_t checks_ = 0;
+};
+
+}  // namespace cucatch::instrument

@@ -1,0 +1,252 @@
+#include "instrument/SharedChecks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <unordered_map>
+
+#include "instrument/Sequences.h"
+#include "ptx/InstrInfo.h"
+#include "ptx/Printer.h"
+#include "runtime/cucatch_abi.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+using namespace cucatch::analysis;
+
+namespace {
+
+constexpr const char* kBoundsPrefix = "%__cc_s";
+
+class SharedChecks {
+ public:
+  explicit SharedChecks(FunctionChecks& f) : fc_(f), pa_(f.analysis), symbols_(f.symbols) {}
+
+  void run() {
+    Stats& stats = fc_.unit.stats;
+    std::vector<const AccessSite*> checked;
+    std::unordered_set<std::string> relevant;
+    for (const auto& a : pa_.accesses()) {
+      if (a.access.space != Space::Shared && a.access.space != Space::SharedCluster) continue;
+      if (staticallyInBounds(a)) {
+        ++stats.provenInBounds;
+        continue;
+      }
+      std::string_view why = uncheckedReason(a);
+      if (!why.empty()) {
+        ++stats.unchecked[std::string(why)];
+        continue;
+      }
+      checked.push_back(&a);
+      if (!a.addressRegister.empty()) relevant.insert(a.addressRegister);
+      if (a.reachingDefs.size() > 1) ++stats.phiAccesses;
+      if (object(a).dynamicShared) ++stats.dynamicSharedWhole;
+    }
+    if (checked.empty()) return;
+    relevant = pa_.withSources(std::move(relevant));
+    std::vector<std::string> ordered(relevant.begin(), relevant.end());
+    std::sort(ordered.begin(), ordered.end());
+    for (size_t i = 0; i < ordered.size(); ++i)
+      bounds_[ordered[i]] = {fmt::format("{}{}", kBoundsPrefix, 2 * i), fmt::format("{}{}", kBoundsPrefix, 2 * i + 1)};
+
+    Function& f = fc_.function;
+    auto& after = fc_.edits.after;
+    // Bounds follow every definition of a relevant register.
+    for (const auto& d : pa_.defs()) {
+      if (!relevant.count(d.reg)) continue;
+      const auto& in = std::get<Instruction>(f.body[d.statement]);
+      std::string g = in.guard ? guardPrefix(in.guard->predicate, in.guard->negated) : "";
+      const SharedBoundsRegs& to = bounds_.at(d.reg);
+      switch (d.kind) {
+        case DefKind::Derived:
+          // (A cvta to or from another window: not a shared object's address any more.)
+          after[d.statement] +=
+              d.spaceFromCvta ? unknownSharedBounds(to, g) : copySharedBounds(to, bounds_.at(d.sources[0]), g);
+          break;
+        case DefKind::Select: {
+          SharedBoundsRegs unknown{fc_.regs.u(4), fc_.regs.u(5)};
+          const SharedBoundsRegs& a = d.sources[0].empty() ? unknown : bounds_.at(d.sources[0]);
+          const SharedBoundsRegs& b = d.sources[1].empty() ? unknown : bounds_.at(d.sources[1]);
+          if (d.sources[0].empty() || d.sources[1].empty()) after[d.statement] += unknownSharedBounds(unknown, "");
+          after[d.statement] += selectSharedBounds(to, a, b, printOperand(in.operands.at(3)), g);
+          break;
+        }
+        case DefKind::Base:
+          after[d.statement] += objectBounds(to, d.origin == BaseOrigin::Symbol ? d.symbol : std::string(), g);
+          break;
+        case DefKind::Integer:
+          after[d.statement] += unknownSharedBounds(to, g);
+          break;
+      }
+    }
+    for (const auto& group : coalesce(checked)) {
+      const AccessSite& first = *group.front();
+      if (group.size() == 1) {
+        fc_.edits.before[first.statement] += check(first);
+        continue;
+      }
+      // One range check; the group's own checks only where it fails (they report the first
+      // access out of bounds, in program order).
+      std::string slowPath;
+      int64_t lowest = INT64_MAX, end = INT64_MIN;
+      for (const AccessSite* a : group) {
+        slowPath += check(*a);
+        int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
+        lowest = std::min(lowest, offset);
+        end = std::max(end, offset + static_cast<int64_t>(a->access.size));
+      }
+      const auto& in = std::get<Instruction>(f.body[first.statement]);
+      fc_.edits.before[first.statement] += sharedRangeCheck(
+          fc_.regs, bounds_.at(first.addressRegister), first.addressRegister, lowest, static_cast<uint64_t>(end - lowest),
+          in.guard ? in.guard->predicate : "", in.guard && in.guard->negated, slowPath, fc_.newLabel());
+      stats.coalescedChecks += group.size() - 1;
+    }
+    if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
+    // Registers reached by "no definition" on some path start out unknown.
+    for (const auto& r : ordered) fc_.entry += unknownSharedBounds(bounds_.at(r), "");
+  }
+
+ private:
+  // The check of one access, and its site.
+  std::string check(const AccessSite& a) {
+    auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
+    Site site = fc_.newSite(a);
+    std::string text;
+    SharedBoundsRegs bounds;
+    if (!a.addressSymbol.empty()) {
+      // [symbol+offset] outside the symbol's static bounds (or into dynamic shared memory):
+      // checked against the symbol, its bounds made in scratch registers.
+      bounds = {fc_.regs.u(4), fc_.regs.u(5)};
+      text += objectBounds(bounds, a.addressSymbol, "");
+    } else {
+      bounds = bounds_.at(a.addressRegister);
+    }
+    if (std::string variable = objectName(a); !variable.empty()) {
+      const SymbolInfo& info = symbols_.at(variable);
+      site.object = variable;
+      site.objectBytes = info.size;
+      site.objectSpace = "shared";
+      site.objectDynamic = info.dynamicShared;
+    }
+    CheckSite c{site.id,
+                a.addressRegister.empty() ? a.addressSymbol : a.addressRegister,
+                in.operands[a.access.addressOperand].value,
+                a.access.size,
+                accessFlags(a.access.kind),
+                "",
+                fc_.newLabel()};
+    text += sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
+    fc_.addSite(std::move(site), a);
+    return text;
+  }
+
+  // Checked accesses (in statement order) in groups that one range check can cover: through
+  // the same address register, under the same guard, in one basic block, with no definition
+  // of the register or the guard between them, and nothing between them that may not come
+  // back (a call, exit, trap), so that every access of a group runs if its first one does.
+  std::vector<std::vector<const AccessSite*>> coalesce(const std::vector<const AccessSite*>& checked) const {
+    const Function& f = fc_.function;
+    std::vector<bool> blockStart(f.body.size() + 1, false);
+    for (const auto& b : fc_.cfg.blocks()) blockStart[b.first] = true;
+    std::vector<std::vector<const AccessSite*>> groups;
+    std::map<std::pair<std::string, std::string>, size_t> open;  // (register, guard) -> group
+    size_t k = 0;
+    for (size_t i = 0; i < f.body.size() && k < checked.size(); ++i) {
+      if (blockStart[i]) open.clear();
+      const auto* in = std::get_if<Instruction>(&f.body[i]);
+      for (; k < checked.size() && checked[k]->statement == i; ++k) {
+        const AccessSite* a = checked[k];
+        if (a->addressRegister.empty()) {
+          groups.push_back({a});
+          continue;
+        }
+        std::string guard = in->guard ? in->guard->predicate : "";
+        auto key = std::make_pair(a->addressRegister, (in->guard && in->guard->negated ? "!" : "") + guard);
+        if (auto it = open.find(key); it != open.end()) {
+          groups[it->second].push_back(a);
+        } else {
+          open[key] = groups.size();
+          groups.push_back({a});
+        }
+      }
+      if (!in) continue;
+      const std::string& op = in->opcode;
+      if (op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt") {
+        open.clear();
+        continue;
+      }
+      forEachDefinedRegister(*in, [&](const std::string& reg) {
+        std::erase_if(open, [&](const auto& e) {
+          const auto& [r, g] = e.first;
+          return r == reg || g == reg || g == "!" + reg;
+        });
+      });
+    }
+    return groups;
+  }
+
+  // The variable behind `symbol`, if it is a shared one whose bounds are known.
+  const SymbolInfo* sharedVariable(const std::string& symbol) const {
+    auto it = symbols_.find(symbol);
+    if (it == symbols_.end() || it->second.space != Space::Shared) return nullptr;
+    return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
+  }
+
+  std::string objectBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& g) const {
+    const SymbolInfo* v = symbol.empty() ? nullptr : sharedVariable(symbol);
+    if (!v) return unknownSharedBounds(to, g);
+    return sharedBounds(to, symbol, v->dynamicShared ? "%dynamic_smem_size" : std::to_string(v->size), g);
+  }
+
+  // The shared variable every base reaching `a` is made from, or "".
+  std::string objectName(const AccessSite& a) const {
+    std::string symbol = a.addressSymbol.empty() ? pa_.symbolOfEveryBase(a) : a.addressSymbol;
+    return sharedVariable(symbol) ? symbol : std::string();
+  }
+  SymbolInfo object(const AccessSite& a) const {
+    std::string name = objectName(a);
+    return name.empty() ? SymbolInfo{} : symbols_.at(name);
+  }
+
+  // Some base reaching `a` is a shared variable's symbol (the others, if any, pass unchecked).
+  bool reachedByObject(const AccessSite& a) const {
+    for (size_t d : a.reachingDefs) {
+      const PointerDef& def = pa_.defs()[d];
+      if (def.kind == DefKind::Base && def.origin == BaseOrigin::Symbol && sharedVariable(def.symbol)) return true;
+    }
+    return false;
+  }
+
+  bool staticallyInBounds(const AccessSite& a) const {
+    if (a.addressSymbol.empty() || !a.access.uncheckable.empty() || a.access.size == 0) return false;
+    const SymbolInfo* v = sharedVariable(a.addressSymbol);
+    if (!v || v->dynamicShared) return false;
+    int64_t offset = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
+    return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= v->size;
+  }
+
+  std::string_view uncheckedReason(const AccessSite& a) const {
+    if (!a.access.uncheckable.empty()) return a.access.uncheckable;
+    if (a.access.space == Space::SharedCluster) return "distributed shared memory (shared::cluster)";
+    if (!a.addressSymbol.empty())
+      return sharedVariable(a.addressSymbol) ? "" : "[symbol+offset] of a shared variable of unknown size";
+    if (a.addressRegister.empty()) return "absolute or computed shared address";
+    if (!pa_.registers().is32Bit(a.addressRegister)) return "64-bit shared-space address register";
+    if (!reachedByObject(a)) return "shared address of unknown origin (not made from a shared variable's symbol)";
+    return {};
+  }
+
+  FunctionChecks& fc_;
+  const PointerAnalysis& pa_;
+  const SymbolTable& symbols_;
+  std::unordered_map<std::string, SharedBoundsRegs> bounds_;
+};
+
+}  // namespace
+
+void checkSharedAccesses(FunctionChecks& f) { SharedChecks(f).run(); }
+
+}  // namespace cucatch::instrument
