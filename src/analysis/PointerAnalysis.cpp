@@ -148,6 +148,7 @@ void classifyNarrow(PointerDef& d, const Instruction& in, const std::string& sou
       if (op == "cvta") {
         d.space = cvtaSpace(in);
         d.spaceFromCvta = true;
+        d.cvtaToGeneric = !in.hasModifier(".to");
       }
     } else if (auto it = symbols.find(sourceSymbol); !sourceSymbol.empty() && it != symbols.end()) {
       d.kind = DefKind::Base;
@@ -226,6 +227,7 @@ void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
           if (op == "cvta") {
             d.space = cvtaSpace(*in);
             d.spaceFromCvta = true;
+            d.cvtaToGeneric = !in->hasModifier(".to");
           }
         } else if (std::string sym = symbolOperand(1); !sym.empty()) {
           d.kind = DefKind::Base;
@@ -243,6 +245,13 @@ void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
       } else if (op == "selp") {
         d.kind = DefKind::Select;
         d.sources = {regOperand(1), regOperand(2)};
+      } else if (op == "cvt" && in->hasModifier(".u64") && in->hasModifier(".u32") && !regOperand(1).empty() &&
+                 regs_.is32Bit(regOperand(1))) {
+        // Zero-extending a 32-bit value: a shared-window address on its way to a generic
+        // pointer (`cvt.u64.u32 %rd, %r; cvta.shared.u64 ...`, as -G code does it) when the
+        // value is a pointer (decided in phase 2, like arithmetic).
+        d.kind = DefKind::Integer;
+        arithmetic.push_back(Pending{defs_.size(), {regOperand(1)}, op});
       } else if (isPointerArithmetic(op)) {
         d.kind = DefKind::Integer;  // decided in phase 2
         Pending p{defs_.size(), {}, op};

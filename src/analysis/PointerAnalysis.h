@@ -70,6 +70,7 @@ struct PointerDef {
   std::vector<std::string> sources;  // Derived: {source}; Select: {a, b} (registers or "")
   ptx::Space space = ptx::Space::Generic;  // what the pointer is known to point into
   bool spaceFromCvta = false;              // `space` was set by a cvta, not inherited
+  bool cvtaToGeneric = false;              // that cvta made a generic address (cvta.shared, not cvta.to.shared)
   std::string symbol;                      // origin Symbol: its name
 };
 

@@ -52,9 +52,8 @@ std::string_view uncheckedReason(const AccessSite& a, const PointerAnalysis& pa,
   if (!regs.is64Bit(a.addressRegister)) return "32-bit address register";
   if (a.access.space == Space::Const)
     return madeFromConstArray(a, pa, symbols) ? "" : "const-space address not made from a __constant__ array of known size";
-  if (a.pointerSpace == Space::Local || a.pointerSpace == Space::Shared || a.pointerSpace == Space::Const ||
-      a.pointerSpace == Space::SharedCluster)
-    return "generic pointer into local, shared or const memory (not global memory)";
+  if (a.pointerSpace == Space::Local) return "generic pointer into local memory";
+  if (a.pointerSpace == Space::SharedCluster) return "generic pointer into distributed shared memory";
   return {};
 }
 
@@ -117,12 +116,20 @@ class GlobalChecks {
       const MetadataRegs& to = meta_.at(d.reg);
       switch (d.kind) {
         case DefKind::Derived:
-          // A cvta between generic and the shared, local or const window moves the address
-          // to another window: the source's bounds do not describe it.
-          if (d.spaceFromCvta && d.space != Space::Global)
-            after[d.statement] += unknownMetadata(to, g);
-          else
+          // A cvta between generic and the shared, local or const window moves the address to
+          // another window: the source's bounds move with it where they are a variable's
+          // (shared or const) and the cvta makes a generic address; otherwise they do not
+          // describe it.
+          if (d.spaceFromCvta && d.space != Space::Global) {
+            if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const) &&
+                onlyVariablesOf(d.space, d.sources[0]))
+              after[d.statement] += cvtaMetadata(
+                  to, meta_.at(d.sources[0]), d.space == Space::Shared ? "cvta.shared.u64" : "cvta.const.u64", g);
+            else
+              after[d.statement] += unknownMetadata(to, g);
+          } else {
             after[d.statement] += copyMetadata(to, meta_.at(d.sources[0]), g);
+          }
           break;
         case DefKind::Select: {
           MetadataRegs unknown = unknownRegs();
@@ -134,8 +141,15 @@ class GlobalChecks {
         }
         case DefKind::Base: {
           if (d.origin == BaseOrigin::Symbol) {
+            // (A shared variable's bounds are in shared-window addresses: they serve the
+            // generic pointer a cvta.shared makes from it, above.)
+            const SymbolInfo* shared = sharedVariable(d.symbol);
             if (uint64_t bytes = staticBytes(symbols_, d.symbol))
               after[d.statement] += symbolMetadata(to, d.symbol, bytes, g);
+            else if (shared && shared->dynamicShared)
+              after[d.statement] += dynamicSharedMetadata(regs, to, d.symbol, g);
+            else if (shared)
+              after[d.statement] += symbolMetadata(to, d.symbol, shared->size, g);
             else
               after[d.statement] += unknownMetadata(to, g);
           } else {
@@ -155,8 +169,10 @@ class GlobalChecks {
       auto& in = std::get<Instruction>(f.body[a.statement]);
       Site site = fc_.newSite(a);
       if (std::string variable = moduleVariable(a); !variable.empty()) {
-        site.objectBytes = staticBytes(symbols_, variable);
-        site.objectSpace = std::string(spaceName(symbols_.at(variable).space));
+        const SymbolInfo& info = symbols_.at(variable);
+        site.objectBytes = info.size;
+        site.objectSpace = std::string(spaceName(info.space));
+        site.objectDynamic = info.dynamicShared;
         site.object = std::move(variable);
       }
       Operand& address = in.operands[a.access.addressOperand];
@@ -193,7 +209,42 @@ class GlobalChecks {
   // are what the access is checked against), or "".
   std::string moduleVariable(const AccessSite& a) const {
     std::string symbol = pa_.symbolOfEveryBase(a);
-    return staticBytes(symbols_, symbol) ? symbol : std::string();
+    return staticBytes(symbols_, symbol) || sharedVariable(symbol) ? symbol : std::string();
+  }
+
+  // A shared variable whose bounds are known (declared size, or the dynamic region).
+  const SymbolInfo* sharedVariable(const std::string& symbol) const {
+    auto it = symbols_.find(symbol);
+    if (it == symbols_.end() || it->second.space != Space::Shared) return nullptr;
+    return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
+  }
+
+  // Every value `reg` may hold is made from a variable of `space` with known bounds (moved by
+  // arithmetic, copies, selects, zero-extension): its metadata then is that variable's, in
+  // the window's addresses, on every path that defines it. (Flow-insensitive: every definition
+  // of every register it is made from, reaching or not.)
+  bool onlyVariablesOf(Space space, const std::string& reg) const {
+    std::unordered_set<std::string> from = pa_.withSources({reg});
+    for (const auto& d : pa_.defs()) {
+      if (!from.count(d.reg)) continue;
+      switch (d.kind) {
+        case DefKind::Derived:
+          if (d.spaceFromCvta) return false;
+          break;
+        case DefKind::Select:
+          if (d.sources[0].empty() || d.sources[1].empty()) return false;
+          break;
+        case DefKind::Base: {
+          if (d.origin != BaseOrigin::Symbol) return false;
+          auto it = symbols_.find(d.symbol);
+          if (it == symbols_.end() || it->second.space != space) return false;
+          if (space == Space::Shared ? !sharedVariable(d.symbol) : !staticBytes(symbols_, d.symbol)) return false;
+          break;
+        }
+        case DefKind::Integer: return false;
+      }
+    }
+    return true;
   }
 
   // Scratch registers holding "unknown" metadata for a select with a non-register operand.

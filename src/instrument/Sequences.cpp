@@ -81,6 +81,23 @@ std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, ui
                      fmt::arg("size", size), fmt::arg("m", to.meta), fmt::arg("live", kLiveMeta));
 }
 
+std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
+                                  const std::string& g) {
+  return fmt::format(
+      "{g}mov.u64 {b}, {sym};\n{g}mov.u32 {u4}, %dynamic_smem_size;\n{g}cvt.u64.u32 {s}, {u4};\n"
+      "{g}mov.u32 {m}, {live};\n",
+      fmt::arg("g", g), fmt::arg("b", to.base), fmt::arg("sym", symbol), fmt::arg("u4", r.u(4)),
+      fmt::arg("s", to.size), fmt::arg("m", to.meta), fmt::arg("live", kLiveMeta));
+}
+
+std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
+                         const std::string& g) {
+  return fmt::format("{g}{cvta} {tb}, {fb};\n{g}mov.b64 {ts}, {fs};\n{g}mov.b32 {tm}, {fm};\n", fmt::arg("g", g),
+                     fmt::arg("cvta", cvta), fmt::arg("tb", to.base), fmt::arg("fb", from.base),
+                     fmt::arg("ts", to.size), fmt::arg("fs", from.size), fmt::arg("tm", to.meta),
+                     fmt::arg("fm", from.meta));
+}
+
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
                          const std::string& g) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,

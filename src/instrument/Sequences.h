@@ -39,6 +39,14 @@ std::string selectMetadata(const MetadataRegs& to, const MetadataRegs& a, const 
 // Static bounds of a module variable.
 std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size,
                            const std::string& guard);
+// Bounds of the launch's dynamic shared memory (`symbol` the extern __shared__ array), in
+// shared-window addresses; uses scratch u4.
+std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
+                                  const std::string& guard);
+// Metadata of a window address (shared or const, from a variable's symbol) moved to the generic
+// address space with the pointer: `cvta` is the conversion ("cvta.shared.u64").
+std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
+                         const std::string& guard);
 // READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
 // through the shadow map by untagged address; then load the BST entry and decide the verdict
 // (freed allocation, temporal tag mismatch) that every access through this base will share.

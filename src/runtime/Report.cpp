@@ -178,8 +178,12 @@ std::string objectLine(const Violation& v) {
 
 // " to shared memory" / " to constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
-  if (!v.site || !v.site->inWindow()) return {};
-  return v.site->space == "shared" ? " in shared memory" : " in constant memory";
+  if (!v.site) return {};
+  // A generic access through a pointer into a shared or constant variable: the variable's.
+  const std::string& space = v.site->inWindow() ? v.site->space : v.site->objectSpace;
+  if (space == "shared") return " in shared memory";
+  if (space == "const") return " in constant memory";
+  return {};
 }
 
 void frames(std::string& out, const char* title, const Backtrace& bt, const Symbolizer& symbolize) {

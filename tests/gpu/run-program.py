@@ -15,7 +15,8 @@
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
       "cucatch: error: the launch of kernel ..." with its registers.
 
-  Also: "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set
+  Also: "// cucatch-flags: FLAGS" builds both with these nvcc flags too (tests/CMakeLists.txt);
+  "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set
   ("// cucatch-build-env: VAR=VALUE" is for building it, in tests/CMakeLists.txt);
   "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
