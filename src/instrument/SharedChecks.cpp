@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
 #include "ptx/Printer.h"
@@ -23,7 +24,8 @@ constexpr const char* kBoundsPrefix = "%__cc_s";
 
 class SharedChecks {
  public:
-  explicit SharedChecks(FunctionChecks& f) : fc_(f), pa_(f.analysis), symbols_(f.symbols) {}
+  explicit SharedChecks(FunctionChecks& f)
+      : fc_(f), pa_(f.analysis), symbols_(f.symbols), ranges_(f.function, f.analysis) {}
 
   void run() {
     Stats& stats = fc_.unit.stats;
@@ -220,12 +222,24 @@ class SharedChecks {
     return false;
   }
 
+  // [symbol+offset] inside a static array, or an address that is the array's symbol plus terms
+  // whose ranges keep every access inside it (a masked index: `bins[k & 255]`).
   bool staticallyInBounds(const AccessSite& a) const {
-    if (a.addressSymbol.empty() || !a.access.uncheckable.empty() || a.access.size == 0) return false;
-    const SymbolInfo* v = sharedVariable(a.addressSymbol);
+    if (!a.access.uncheckable.empty() || a.access.size == 0) return false;
+    std::string symbol = a.addressSymbol;
+    Interval offset{0, 0};
+    if (symbol.empty()) {
+      if (a.addressRegister.empty() || !pa_.registers().is32Bit(a.addressRegister)) return false;
+      auto from = ranges_.offsetFromSymbol(a.addressRegister);
+      if (!from) return false;
+      symbol = from->first;
+      offset = from->second;
+    }
+    const SymbolInfo* v = sharedVariable(symbol);
     if (!v || v->dynamicShared) return false;
-    int64_t offset = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
-    return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= v->size;
+    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
+    return offset.lo + extra >= 0 &&
+           static_cast<uint64_t>(offset.hi + extra) + a.access.size <= v->size;
   }
 
   std::string_view uncheckedReason(const AccessSite& a) const {
@@ -242,6 +256,7 @@ class SharedChecks {
   FunctionChecks& fc_;
   const PointerAnalysis& pa_;
   const SymbolTable& symbols_;
+  const ValueRanges ranges_;
   std::unordered_map<std::string, SharedBoundsRegs> bounds_;
 };
 

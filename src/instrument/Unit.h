@@ -38,7 +38,9 @@ struct Site {
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
   std::map<std::string, size_t> unchecked;     // reason -> count
-  size_t provenInBounds = 0;  // [sym+off] accesses inside a module variable: no check needed
+  // Accesses proven inside their variable ([sym+off], or a shared array's symbol plus bounded
+  // terms): no check needed.
+  size_t provenInBounds = 0;
   // Checked accesses to dynamic shared memory (extern __shared__) that are checked against the
   // whole region, not one part of it carved by the kernel.
   size_t dynamicSharedWhole = 0;

@@ -4,6 +4,7 @@
 
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
+#include "analysis/ValueRange.h"
 #include "ptx/Parser.h"
 
 using namespace cucatch::ptx;
@@ -285,4 +286,43 @@ TEST_CASE("cp.async: the shared destination and the global source are two access
   CHECK(copies[1]->access.space == Space::Global);
   CHECK(copies[1]->access.kind == AccessKind::Read);
   CHECK(a.reaching(*copies[1]) == std::vector<std::string>{"%rd1:parameter"});
+}
+
+TEST_CASE("value ranges: terms bounded by constants, over registers defined once", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u32 %r1, [n];
+	and.b32 %r2, %r1, 63;
+	shl.b32 %r3, %r2, 2;
+	rem.u32 %r4, %r1, 10;
+	min.u32 %r5, %r3, %r4;
+	mul.lo.s32 %r6, %r4, 3;
+	add.s32 %r7, %r6, 5;
+	rem.s32 %r8, %r1, 10;
+	@%p1 mov.u32 %r9, 4;
+	mov.u32 %r10, 1;
+	add.s32 %r10, %r10, 1;
+	mov.u32 %r11, tile;
+	add.s32 %r12, %r11, %r3;
+	add.s32 %r13, %r7, %r12;
+)",
+                   ".shared .align 4 .b8 tile[256];\n");
+  ValueRanges r(*a.function, *a.pa);
+  auto is = [&](const std::string& reg, int64_t lo, int64_t hi) {
+    auto v = r.of(reg);
+    return v && v->lo == lo && v->hi == hi;
+  };
+  CHECK_FALSE(r.of("%r1"));  // a parameter: anything
+  CHECK(is("%r2", 0, 63));
+  CHECK(is("%r3", 0, 252));
+  CHECK(is("%r4", 0, 9));
+  CHECK(is("%r5", 0, 9));
+  CHECK(is("%r7", 5, 32));
+  CHECK_FALSE(r.of("%r8"));   // a signed remainder may be negative
+  CHECK_FALSE(r.of("%r9"));   // a guarded definition may not happen
+  CHECK_FALSE(r.of("%r10"));  // defined twice
+  auto offset = r.offsetFromSymbol("%r13");
+  REQUIRE(offset);
+  CHECK(offset->first == "tile");
+  CHECK(offset->second.lo == 5);
+  CHECK(offset->second.hi == 284);
 }

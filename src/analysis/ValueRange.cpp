@@ -1,0 +1,110 @@
+#include "analysis/ValueRange.h"
+
+#include <algorithm>
+
+#include "ptx/InstrInfo.h"
+
+namespace cucatch::analysis {
+
+using namespace cucatch::ptx;
+
+namespace {
+constexpr int kMaxDepth = 12;
+constexpr int64_t kU32Max = 0xFFFFFFFFll;
+
+std::optional<Interval> bounded(__int128 lo, __int128 hi) {
+  if (lo < 0 || hi > kU32Max || lo > hi) return std::nullopt;  // may wrap: unbounded
+  return Interval{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+}
+}  // namespace
+
+ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), pa_(pa) {
+  std::unordered_map<std::string, size_t> count;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    auto* in = std::get_if<Instruction>(&f.body[i]);
+    if (!in) continue;
+    forEachDefinedRegister(*in, [&](const std::string& r) {
+      if (++count[r] == 1) definitions_[r] = i;
+    });
+  }
+  for (const auto& [r, n] : count)
+    if (n != 1) definitions_.erase(r);
+}
+
+const Instruction* ValueRanges::onlyDefinition(const std::string& reg) const {
+  auto it = definitions_.find(reg);
+  if (it == definitions_.end()) return nullptr;
+  const auto& in = std::get<Instruction>(f_.body[it->second]);
+  // A guarded definition may not happen: the register keeps whatever it held.
+  return in.guard ? nullptr : &in;
+}
+
+std::optional<Interval> ValueRanges::operand(const Operand& o, int depth) const {
+  if (o.kind == OperandKind::Integer) return bounded(o.value, o.value);
+  if (o.kind == OperandKind::Name && pa_.registers().is32Bit(o.text)) return of(o.text, depth + 1);
+  return std::nullopt;
+}
+
+std::optional<Interval> ValueRanges::of(const std::string& reg) const { return of(reg, 0); }
+
+std::optional<Interval> ValueRanges::of(const std::string& reg, int depth) const {
+  if (depth > kMaxDepth) return std::nullopt;
+  const Instruction* in = onlyDefinition(reg);
+  if (!in || in->operands.size() < 2) return std::nullopt;
+  const auto& ops = in->operands;
+  const std::string& op = in->opcode;
+  bool isUnsigned = in->hasModifier(".u32") || in->hasModifier(".b32");
+  auto a = [&] { return operand(ops[1], depth); };
+  auto b = [&] { return ops.size() > 2 ? operand(ops[2], depth) : std::nullopt; };
+  if (op == "mov" && ops.size() == 2) return operand(ops[1], depth);
+  if (op == "and" && ops.size() == 3) {
+    // x & c is in [0, c] for a non-negative mask, whatever x.
+    for (int k = 1; k <= 2; ++k)
+      if (ops[k].kind == OperandKind::Integer && ops[k].value >= 0 && ops[k].value <= kU32Max)
+        return Interval{0, ops[k].value};
+    return std::nullopt;
+  }
+  if (op == "rem" && isUnsigned && ops.size() == 3 && ops[2].kind == OperandKind::Integer && ops[2].value > 0)
+    return Interval{0, ops[2].value - 1};
+  auto x = a(), y = b();
+  if (!x || (ops.size() > 2 && !y)) return std::nullopt;
+  if (op == "min" && isUnsigned && y) return bounded(std::min(x->lo, y->lo), std::min(x->hi, y->hi));
+  if (op == "max" && isUnsigned && y) return bounded(std::max(x->lo, y->lo), std::max(x->hi, y->hi));
+  using Wide = __int128;
+  if (op == "add" && y) return bounded(Wide(x->lo) + y->lo, Wide(x->hi) + y->hi);
+  if (op == "shl" && y && y->lo == y->hi && y->lo < 32) return bounded(Wide(x->lo) << y->lo, Wide(x->hi) << y->lo);
+  if (op == "shr" && isUnsigned && y && y->lo == y->hi && y->lo < 32) return bounded(x->lo >> y->lo, x->hi >> y->lo);
+  if (op == "mul" && in->hasModifier(".lo") && y) return bounded(Wide(x->lo) * y->lo, Wide(x->hi) * y->hi);
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(const std::string& reg) const {
+  return offsetFromSymbol(reg, 0);
+}
+
+std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(const std::string& reg,
+                                                                               int depth) const {
+  if (depth > kMaxDepth) return std::nullopt;
+  const Instruction* in = onlyDefinition(reg);
+  if (!in || in->operands.size() < 2) return std::nullopt;
+  const auto& ops = in->operands;
+  const RegisterFile& regs = pa_.registers();
+  if (in->opcode == "mov" && ops.size() == 2 && ops[1].kind == OperandKind::Name) {
+    if (!regs.isRegister(ops[1].text)) return std::make_pair(ops[1].text, Interval{0, 0});
+    return offsetFromSymbol(ops[1].text, depth + 1);
+  }
+  if (in->opcode == "add" && ops.size() == 3) {
+    // One side leads to the symbol, the other is a bounded integer.
+    for (int k = 1; k <= 2; ++k) {
+      if (ops[k].kind != OperandKind::Name || !regs.is32Bit(ops[k].text)) continue;
+      auto base = offsetFromSymbol(ops[k].text, depth + 1);
+      if (!base) continue;
+      auto term = operand(ops[3 - k], depth);
+      if (!term) return std::nullopt;
+      return std::make_pair(base->first, Interval{base->second.lo + term->lo, base->second.hi + term->hi});
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace cucatch::analysis

@@ -1,0 +1,42 @@
+// Value ranges of 32-bit registers, for proving shared accesses in bounds statically: a
+// flow-insensitive interval analysis over registers the function defines exactly once (nvcc's
+// PTX is close to SSA), following the operations that bound a value by a constant (and, rem,
+// min, shifts and multiplies by constants, immediates). Anything else is unbounded. An address
+// made from a variable's symbol plus bounded terms has a bounded offset into the variable.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/PointerAnalysis.h"
+#include "ptx/IR.h"
+
+namespace cucatch::analysis {
+
+struct Interval {
+  int64_t lo = 0, hi = 0;  // inclusive
+};
+
+class ValueRanges {
+ public:
+  ValueRanges(const ptx::Function& f, const PointerAnalysis& pa);
+  // The range of the unsigned value of 32-bit register `reg`, if bounded.
+  std::optional<Interval> of(const std::string& reg) const;
+  // Where `reg` (an address register) is `symbol + offset` with `offset` bounded: the symbol
+  // and the range of the offset.
+  std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg) const;
+
+ private:
+  std::optional<Interval> operand(const ptx::Operand& o, int depth) const;
+  std::optional<Interval> of(const std::string& reg, int depth) const;
+  std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg, int depth) const;
+  const ptx::Instruction* onlyDefinition(const std::string& reg) const;
+
+  const ptx::Function& f_;
+  const PointerAnalysis& pa_;
+  std::unordered_map<std::string, size_t> definitions_;  // register -> statement, if defined once
+};
+
+}  // namespace cucatch::analysis
