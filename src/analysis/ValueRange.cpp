@@ -1,6 +1,7 @@
 #include "analysis/ValueRange.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "ptx/InstrInfo.h"
 
@@ -19,6 +20,15 @@ std::optional<Interval> bounded(__int128 lo, __int128 hi) {
 }  // namespace
 
 ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), pa_(pa) {
+  // A device function may be called from any kernel: only a kernel's own bounds bound %tid.
+  if (f.isEntry)
+    for (const auto& a : f.attributes) {
+      if (a.directive != ".maxntid" && a.directive != ".reqntid") continue;
+      for (size_t k = 0; k < 3; ++k) {
+        int64_t n = k < a.arguments.size() ? std::strtoll(a.arguments[k].c_str(), nullptr, 0) : 1;
+        if (n > 0 && (maxThreads_[k] == 0 || n < maxThreads_[k])) maxThreads_[k] = n;
+      }
+    }
   std::unordered_map<std::string, size_t> count;
   for (size_t i = 0; i < f.body.size(); ++i) {
     auto* in = std::get_if<Instruction>(&f.body[i]);
@@ -39,8 +49,19 @@ const Instruction* ValueRanges::onlyDefinition(const std::string& reg) const {
   return in.guard ? nullptr : &in;
 }
 
+std::optional<Interval> ValueRanges::specialRegister(const Operand& o) const {
+  if (o.text == "%laneid") return Interval{0, 31};
+  if (o.text == "%tid") {
+    size_t k = o.extra == ".x" ? 0 : o.extra == ".y" ? 1 : o.extra == ".z" ? 2 : 3;
+    if (k < 3 && maxThreads_[k] > 0) return Interval{0, maxThreads_[k] - 1};
+  }
+  return std::nullopt;
+}
+
 std::optional<Interval> ValueRanges::operand(const Operand& o, int depth) const {
   if (o.kind == OperandKind::Integer) return bounded(o.value, o.value);
+  if (o.kind == OperandKind::Name && !o.text.empty() && o.text[0] == '%' && !pa_.registers().isRegister(o.text))
+    return specialRegister(o);
   if (o.kind == OperandKind::Name && pa_.registers().is32Bit(o.text)) return of(o.text, depth + 1);
   return std::nullopt;
 }
@@ -90,8 +111,10 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
   const auto& ops = in->operands;
   const RegisterFile& regs = pa_.registers();
   if (in->opcode == "mov" && ops.size() == 2 && ops[1].kind == OperandKind::Name) {
-    if (!regs.isRegister(ops[1].text)) return std::make_pair(ops[1].text, Interval{0, 0});
-    return offsetFromSymbol(ops[1].text, depth + 1);
+    if (regs.isRegister(ops[1].text)) return offsetFromSymbol(ops[1].text, depth + 1);
+    // A variable's symbol (special registers such as %tid.x are not addresses).
+    if (ops[1].text.empty() || ops[1].text[0] == '%') return std::nullopt;
+    return std::make_pair(ops[1].text, Interval{0, 0});
   }
   if (in->opcode == "add" && ops.size() == 3) {
     // One side leads to the symbol, the other is a bounded integer.
@@ -100,7 +123,7 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
       auto base = offsetFromSymbol(ops[k].text, depth + 1);
       if (!base) continue;
       auto term = operand(ops[3 - k], depth);
-      if (!term) return std::nullopt;
+      if (!term) continue;
       return std::make_pair(base->first, Interval{base->second.lo + term->lo, base->second.hi + term->hi});
     }
   }

@@ -3,6 +3,8 @@
 // PTX is close to SSA), following the operations that bound a value by a constant (and, rem,
 // min, shifts and multiplies by constants, immediates). Anything else is unbounded. An address
 // made from a variable's symbol plus bounded terms has a bounded offset into the variable.
+// Special registers: %laneid is 0..31; in a kernel that declares .maxntid or .reqntid,
+// %tid.x/y/z are below its bounds.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +36,11 @@ class ValueRanges {
   std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg, int depth) const;
   const ptx::Instruction* onlyDefinition(const std::string& reg) const;
 
+  std::optional<Interval> specialRegister(const ptx::Operand& o) const;
+
   const ptx::Function& f_;
   const PointerAnalysis& pa_;
+  int64_t maxThreads_[3] = {0, 0, 0};  // the kernel's .maxntid / .reqntid; 0: unknown
   std::unordered_map<std::string, size_t> definitions_;  // register -> statement, if defined once
 };
 

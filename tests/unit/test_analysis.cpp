@@ -326,3 +326,34 @@ TEST_CASE("value ranges: terms bounded by constants, over registers defined once
   CHECK(offset->second.lo == 5);
   CHECK(offset->second.hi == 284);
 }
+
+TEST_CASE("value ranges: %tid below the kernel's .maxntid, %laneid below 32", "[analysis]") {
+  auto bounds = [](const std::string& header, const std::string& reg) {
+    std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 4 .b8 tile[512];\n" + header +
+                       "\n{\n\t.reg .b32 %r<8>;\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %laneid;\n"
+                       "\tshl.b32 %r3, %r1, 2;\n\tmov.u32 %r4, tile;\n\tadd.s32 %r5, %r4, %r3;\n"
+                       "\tld.shared.u32 %r6, [%r5];\n\tret;\n}\n";
+    auto r = parseModule(text, "ranges.ptx");
+    REQUIRE(r.ok());
+    const Function& f = *r.module->functions().back();
+    CFG cfg(f);
+    SymbolTable symbols = functionSymbols(f, moduleSymbols(*r.module));
+    PointerAnalysis pa(f, cfg, symbols);
+    ValueRanges ranges(f, pa);
+    if (reg == "offset") {
+      auto o = ranges.offsetFromSymbol("%r5");
+      return o ? std::optional<Interval>(o->second) : std::nullopt;
+    }
+    return ranges.of(reg);
+  };
+  auto tid = bounds(".visible .entry k() .maxntid 128, 1, 1", "%r1");
+  REQUIRE(tid);
+  CHECK(tid->hi == 127);
+  auto offset = bounds(".visible .entry k() .maxntid 128, 1, 1", "offset");
+  REQUIRE(offset);
+  CHECK(offset->hi == 508);  // tile[tid.x] with 128 threads stays inside 512 bytes
+  CHECK(bounds(".visible .entry k() .reqntid 64", "%r1")->hi == 63);
+  CHECK_FALSE(bounds(".visible .entry k()", "%r1"));  // no bound declared
+  CHECK_FALSE(bounds(".visible .func f()", "%r1"));   // a device function: any kernel may call it
+  CHECK(bounds(".visible .func f()", "%r2")->hi == 31);
+}
