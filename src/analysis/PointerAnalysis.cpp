@@ -107,6 +107,12 @@ SymbolTable functionSymbols(const Function& f, const SymbolTable& module) {
   return out;
 }
 
+const SymbolInfo* sharedVariable(const SymbolTable& symbols, const std::string& symbol) {
+  auto it = symbols.find(symbol);
+  if (it == symbols.end() || it->second.space != Space::Shared) return nullptr;
+  return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
+}
+
 std::string_view baseOriginName(BaseOrigin o) {
   switch (o) {
     case BaseOrigin::None: return "none";

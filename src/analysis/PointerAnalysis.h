@@ -47,6 +47,9 @@ using SymbolTable = std::unordered_map<std::string, SymbolInfo>;
 SymbolTable moduleSymbols(const ptx::Module& m);
 // The variables `f` declares in its body, over `module`'s (the function's own win).
 SymbolTable functionSymbols(const ptx::Function& f, const SymbolTable& module);
+// The shared variable `symbol` names, if its bounds are known (a declared size, or the dynamic
+// region); null for anything else.
+const SymbolInfo* sharedVariable(const SymbolTable& symbols, const std::string& symbol);
 
 enum class DefKind {
   Base,     // new pointer: metadata is read here (READMETADATA)

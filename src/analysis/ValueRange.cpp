@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "ptx/InstrInfo.h"
 
 namespace cucatch::analysis {
 
@@ -29,14 +28,10 @@ ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), 
         if (n > 0 && (maxThreads_[k] == 0 || n < maxThreads_[k])) maxThreads_[k] = n;
       }
     }
+  // The pointer analysis has every definition of every 32- and 64-bit register.
   std::unordered_map<std::string, size_t> count;
-  for (size_t i = 0; i < f.body.size(); ++i) {
-    auto* in = std::get_if<Instruction>(&f.body[i]);
-    if (!in) continue;
-    forEachDefinedRegister(*in, [&](const std::string& r) {
-      if (++count[r] == 1) definitions_[r] = i;
-    });
-  }
+  for (const PointerDef& d : pa.defs())
+    if (++count[d.reg] == 1) definitions_[d.reg] = d.statement;
   for (const auto& [r, n] : count)
     if (n != 1) definitions_.erase(r);
 }

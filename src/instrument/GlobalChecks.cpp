@@ -212,11 +212,8 @@ class GlobalChecks {
     return staticBytes(symbols_, symbol) || sharedVariable(symbol) ? symbol : std::string();
   }
 
-  // A shared variable whose bounds are known (declared size, or the dynamic region).
   const SymbolInfo* sharedVariable(const std::string& symbol) const {
-    auto it = symbols_.find(symbol);
-    if (it == symbols_.end() || it->second.space != Space::Shared) return nullptr;
-    return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
+    return analysis::sharedVariable(symbols_, symbol);
   }
 
   // Every value `reg` may hold is made from a variable of `space` with known bounds (moved by

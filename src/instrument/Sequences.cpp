@@ -233,10 +233,27 @@ std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsReg
                      fmt::arg("ts", to.size), fmt::arg("as", a.size), fmt::arg("bs", b.size));
 }
 
+namespace {
+
+// q0 = the `span` bytes at u0 + `offset` (u0 already holding the address) leave the object
+// `m`: u1 their distance from its start, u2 the last valid start, compared unsigned, so an
+// address below the object fails too; and an object smaller than the span fails.
+std::string sharedRangeViolation(const FunctionRegs& r, const SharedBoundsRegs& m, uint64_t span) {
+  return fmt::format(
+      "sub.u32 {u1}, {u0}, {base};\n"
+      "sub.u32 {u2}, {size}, {span};\n"
+      "setp.gt.u32 {q0}, {u1}, {u2};\n"
+      "setp.lt.u32 {q1}, {size}, {span};\n"
+      "or.pred {q0}, {q0}, {q1};\n",
+      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
+      fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("span", span));
+}
+
+}  // namespace
+
 std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated) {
-  // u0 the address accessed, u1 its distance from the object's start, u2 the last valid start;
-  // q0 the violation. Unsigned, so an address below the object fails too.
+  // u0 the address accessed; q0 the violation.
   std::string s;
   if (c.pointer.empty() || c.pointer[0] != '%')  // a variable's symbol: mov it first
     s += fmt::format("mov.u32 {u0}, {a};\nadd.u32 {u0}, {u0}, {offset};\n", fmt::arg("u0", r.u(0)),
@@ -244,14 +261,7 @@ std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const 
   else
     s += fmt::format("add.u32 {u0}, {a}, {offset};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", c.pointer),
                      fmt::arg("offset", c.offset));
-  s += fmt::format(
-      "sub.u32 {u1}, {u0}, {base};\n"
-      "sub.u32 {u2}, {size}, {accessSize};\n"
-      "setp.gt.u32 {q0}, {u1}, {u2};\n"
-      "setp.lt.u32 {q1}, {size}, {accessSize};\n"
-      "or.pred {q0}, {q0}, {q1};\n",
-      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
-      fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("accessSize", c.size));
+  s += sharedRangeViolation(r, m, c.size);
   s += guardViolation(r, guardPredicate, guardNegated);
   return s + fmt::format(
                  "@!{q0} bra {ok};\n"
@@ -274,16 +284,9 @@ std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const 
 std::string sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address,
                              int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
                              const std::string& slowPath, const std::string& okLabel) {
-  std::string s = fmt::format(
-      "add.u32 {u0}, {a}, {lowest};\n"
-      "sub.u32 {u1}, {u0}, {base};\n"
-      "sub.u32 {u2}, {size}, {span};\n"
-      "setp.gt.u32 {q0}, {u1}, {u2};\n"
-      "setp.lt.u32 {q1}, {size}, {span};\n"
-      "or.pred {q0}, {q0}, {q1};\n",
-      fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("q0", r.q(0)),
-      fmt::arg("q1", r.q(1)), fmt::arg("a", address), fmt::arg("lowest", lowest), fmt::arg("base", m.base),
-      fmt::arg("size", m.size), fmt::arg("span", span));
+  std::string s = fmt::format("add.u32 {u0}, {a}, {lowest};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", address),
+                              fmt::arg("lowest", lowest));
+  s += sharedRangeViolation(r, m, span);
   s += guardViolation(r, guardPredicate, guardNegated);
   return s + fmt::format("@!{q0} bra {ok};\n{slow}{ok}:\n", fmt::arg("q0", r.q(0)), fmt::arg("ok", okLabel),
                          fmt::arg("slow", slowPath));

@@ -190,11 +190,8 @@ class SharedChecks {
     return groups;
   }
 
-  // The variable behind `symbol`, if it is a shared one whose bounds are known.
   const SymbolInfo* sharedVariable(const std::string& symbol) const {
-    auto it = symbols_.find(symbol);
-    if (it == symbols_.end() || it->second.space != Space::Shared) return nullptr;
-    return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
+    return analysis::sharedVariable(symbols_, symbol);
   }
 
   std::string objectBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& g) const {

@@ -176,7 +176,7 @@ std::string objectLine(const Violation& v) {
   return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
 }
 
-// " to shared memory" / " to constant memory": the window an access went to, where not device memory.
+// " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
