@@ -21,6 +21,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <tuple>
 
 #include "instrument/Instrument.h"
 #include "ptx/Parser.h"
@@ -86,17 +87,23 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
              name, instrumented, unchecked, s.provenInBounds, s.metadataReads, s.phiAccesses);
   for (const auto& [k, n] : s.instrumented) fmt::print(stderr, "  instrumented {:>6}  {}\n", n, k);
   for (const auto& [k, n] : s.unchecked) fmt::print(stderr, "  unchecked    {:>6}  {}\n", n, k);
-  if (s.coalescedChecks)
-    fmt::print(stderr, "  coalesced    {:>6}  shared accesses covered by another access's range check (same address, "
-                       "straight-line code)\n",
-               s.coalescedChecks);
-  if (s.dynamicSharedWhole)
-    fmt::print(stderr, "  whole region {:>6}  dynamic shared memory accesses checked against the whole region (no "
-                       "carving into parts proven)\n",
-               s.dynamicSharedWhole);
-  if (s.untaggedCallArguments)
-    fmt::print(stderr, "  untagged     {:>6}  pointer arguments of calls to functions outside the module\n",
-               s.untaggedCallArguments);
+  // Counts printed only when not zero: (label, count, what it counts).
+  const std::tuple<const char*, size_t, const char*> counts[] = {
+      {"coalesced", s.coalescedChecks,
+       "shared accesses covered by another access's range check (same address, straight-line code)"},
+      {"whole region", s.dynamicSharedWhole,
+       "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
+       "or not told apart)"},
+      {"parts", s.dynamicSharedParts,
+       "dynamic shared memory accesses checked against the part of it the kernel carved (--shared-parts)"},
+      {"shared window", s.sharedWindowAccesses,
+       "shared accesses through addresses not made from a variable, checked against the block's shared memory"},
+      {"window bases", s.sharedWindowBases,
+       "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
+      {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
+  };
+  for (const auto& [label, n, what] : counts)
+    if (n) fmt::print(stderr, "  {:<13}{:>6}  {}\n", label, n, what);
   for (const auto& k : r.kernels) {
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);
@@ -137,6 +144,12 @@ int main(int argc, char** argv) {
   app.add_option("--module-name", moduleName,
                  "the module's name in the site table, which reports show (default: the input path; "
                  "cucatch-nvcc passes the .cu file and the virtual architecture)");
+  bool sharedParts = false;
+  app.add_flag("--shared-parts", sharedParts,
+               "check accesses to a kernel's dynamic shared memory against the part of it they address, where "
+               "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
+               "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
+               "steps below it (a stencil's halo) is reported");
   std::string registerLimit = "measure", ptxas, ptxasArch, ptxasOptions;
   app.add_option("--register-limit", registerLimit,
                  "measure (default): compile the original with ptxas to learn each kernel's registers, and "
@@ -163,6 +176,7 @@ int main(int argc, char** argv) {
   std::optional<unsigned> moduleCap;  // ptxas -maxrregcount the whole module needs
   if (mode == "check") {
     cucatch::instrument::InstrumentOptions options;
+    options.dynamicSharedParts = sharedParts;
     try {
       if (registerLimit == "measure" && !module.functions().empty()) {
         std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;

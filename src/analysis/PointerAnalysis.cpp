@@ -176,6 +176,17 @@ PointerAnalysis::PointerAnalysis(const Function& f, const CFG& cfg, const Symbol
   findAccesses(f);
   computeRelevance();
   computeReaching(f, cfg);
+  std::unordered_map<std::string, size_t> count;
+  for (const PointerDef& d : defs_)
+    if (++count[d.reg] == 1 && !std::get<Instruction>(f.body[d.statement]).guard) onlyDefinitions_[d.reg] = d.statement;
+  for (const auto& [r, n] : count)
+    if (n != 1) onlyDefinitions_.erase(r);
+}
+
+std::optional<size_t> PointerAnalysis::onlyDefinition(const std::string& reg) const {
+  auto it = onlyDefinitions_.find(reg);
+  if (it == onlyDefinitions_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<size_t> PointerAnalysis::defsAt(size_t statement) const {

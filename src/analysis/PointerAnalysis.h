@@ -6,6 +6,7 @@
 // registers alongside the pointer).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -104,6 +105,9 @@ class PointerAnalysis {
   std::string symbolOfEveryBase(const AccessSite& a) const;
   // Definitions made by one statement (indices into defs()).
   std::vector<size_t> defsAt(size_t statement) const;
+  // The statement of `reg`'s definition where it is defined exactly once, unguarded (nvcc's PTX
+  // is close to SSA): the value every use sees, whatever the path.
+  std::optional<size_t> onlyDefinition(const std::string& reg) const;
 
  private:
   void classify(const ptx::Function& f, const SymbolTable& symbols);
@@ -115,6 +119,7 @@ class PointerAnalysis {
   std::vector<PointerDef> defs_;
   std::unordered_map<std::string, ptx::Space> regSpace_;  // join of the spaces of a register's definitions
   std::unordered_map<size_t, std::vector<size_t>> defsAtStatement_;
+  std::unordered_map<std::string, size_t> onlyDefinitions_;
   std::vector<AccessSite> accesses_;
   std::unordered_set<std::string> relevant_;
 };

@@ -28,20 +28,11 @@ ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), 
         if (n > 0 && (maxThreads_[k] == 0 || n < maxThreads_[k])) maxThreads_[k] = n;
       }
     }
-  // The pointer analysis has every definition of every 32- and 64-bit register.
-  std::unordered_map<std::string, size_t> count;
-  for (const PointerDef& d : pa.defs())
-    if (++count[d.reg] == 1) definitions_[d.reg] = d.statement;
-  for (const auto& [r, n] : count)
-    if (n != 1) definitions_.erase(r);
 }
 
 const Instruction* ValueRanges::onlyDefinition(const std::string& reg) const {
-  auto it = definitions_.find(reg);
-  if (it == definitions_.end()) return nullptr;
-  const auto& in = std::get<Instruction>(f_.body[it->second]);
-  // A guarded definition may not happen: the register keeps whatever it held.
-  return in.guard ? nullptr : &in;
+  std::optional<size_t> s = pa_.onlyDefinition(reg);
+  return s ? &std::get<Instruction>(f_.body[*s]) : nullptr;
 }
 
 std::optional<Interval> ValueRanges::specialRegister(const Operand& o) const {

@@ -41,7 +41,6 @@ class ValueRanges {
   const ptx::Function& f_;
   const PointerAnalysis& pa_;
   int64_t maxThreads_[3] = {0, 0, 0};  // the kernel's .maxntid / .reqntid; 0: unknown
-  std::unordered_map<std::string, size_t> definitions_;  // 32/64-bit register -> statement, if defined once
 };
 
 }  // namespace cucatch::analysis

@@ -27,8 +27,14 @@ unsigned accessFlags(AccessKind k) {
   return 0;
 }
 
-FunctionChecks::FunctionChecks(Function& f, const SymbolTable& moduleSymbols, UnitResult& result)
-    : function(f), symbols(functionSymbols(f, moduleSymbols)), cfg(f), analysis(f, cfg, symbols), unit(result) {
+FunctionChecks::FunctionChecks(Function& f, const SymbolTable& moduleSymbols, UnitResult& result,
+                               const CheckOptions& checkOptions)
+    : function(f),
+      symbols(functionSymbols(f, moduleSymbols)),
+      cfg(f),
+      analysis(f, cfg, symbols),
+      unit(result),
+      options(checkOptions) {
   if (analysis.registers().usesPrefix(kReservedPrefix))
     throw std::runtime_error(fmt::format("function '{}' already declares registers named {}*: "
                                          "it was instrumented before, or uses cucatch's reserved names",

@@ -18,13 +18,24 @@
 
 namespace cucatch::instrument {
 
+// What the passes may use or were asked for, the same for every function of a module.
+struct CheckOptions {
+  // The module's PTX reads %dynamic_smem_size and %total_smem_size (4.1), which bound a shared
+  // address of unknown origin by the block's shared window.
+  bool sharedWindowKnown = false;
+  // Check accesses to dynamic shared memory against the part the kernel carved
+  // (analysis/SharedParts.h: a heuristic, off by default).
+  bool dynamicSharedParts = false;
+};
+
 // The abi::AccessFlags of an access of kind `k`, for its error record.
 unsigned accessFlags(ptx::AccessKind k);
 
 class FunctionChecks {
  public:
   // Throws std::runtime_error for a function that already uses cucatch's reserved register names.
-  FunctionChecks(ptx::Function& f, const analysis::SymbolTable& moduleSymbols, UnitResult& unit);
+  FunctionChecks(ptx::Function& f, const analysis::SymbolTable& moduleSymbols, UnitResult& unit,
+                 const CheckOptions& options);
 
   ptx::Function& function;
   const analysis::SymbolTable symbols;  // the module's variables and the function's own
@@ -32,6 +43,7 @@ class FunctionChecks {
   const analysis::PointerAnalysis analysis;
   const FunctionRegs regs;
   UnitResult& unit;
+  const CheckOptions options;
   BodyEdits edits;
   std::string declarations;  // the passes' own registers, declared in the prologue
   std::string entry;         // sequences at function entry, after the shared prologue
@@ -41,6 +53,9 @@ class FunctionChecks {
   Site newSite(const analysis::AccessSite& a) const;
   void addSite(Site site, const analysis::AccessSite& a);
   std::string newLabel() { return "$__cc_ok" + std::to_string(unit.nextLabel++); }
+  // The sequences that bound an address by the shared window (sharedWindowBounds) need the
+  // module to declare CUCATCH_DYNAMIC_SMEM_SYMBOL: call before adding one.
+  void useSharedWindow() { unit.usesSharedWindow = true; }
 
   // Adds the declarations, the prologue and the report block if any pass added a check, and
   // rebuilds the body. Call once, after every pass.

@@ -91,6 +91,15 @@ class GlobalChecks {
       if (a.reachingDefs.size() > 1) ++result.stats.phiAccesses;
     }
     if (checked.empty()) return;
+    // Base definitions reaching a generic access of unknown space: where the pointer turns out
+    // to be in shared memory, the window bounds it (no table describes shared memory).
+    std::unordered_set<size_t> windowBases;
+    if (fc_.options.sharedWindowKnown)
+      for (const AccessSite* a : checked)
+        if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
+          for (size_t d : a->reachingDefs)
+            if (pa_.defs()[d].kind == DefKind::Base && pa_.defs()[d].origin != BaseOrigin::Symbol) windowBases.insert(d);
+    if (!windowBases.empty()) fc_.useSharedWindow();
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
     // In a fixed order, so that the output does not depend on hashing.
@@ -109,7 +118,8 @@ class GlobalChecks {
     auto& before = fc_.edits.before;
     auto& after = fc_.edits.after;
     // Metadata follows every definition of a relevant register.
-    for (const auto& d : pa_.defs()) {
+    for (size_t index = 0; index < pa_.defs().size(); ++index) {
+      const PointerDef& d = pa_.defs()[index];
       if (!relevant.count(d.reg)) continue;
       const auto& in = std::get<Instruction>(f.body[d.statement]);
       std::string g = in.guard ? guardPrefix(in.guard->predicate, in.guard->negated) : "";
@@ -153,8 +163,10 @@ class GlobalChecks {
             else
               after[d.statement] += unknownMetadata(to, g);
           } else {
-            after[d.statement] += readMetadata(regs, to, d.reg, g);
+            bool window = windowBases.count(index) != 0;
+            after[d.statement] += readMetadata(regs, to, d.reg, g, window);
             ++result.stats.metadataReads;
+            result.stats.sharedWindowBases += window;
           }
           break;
         }

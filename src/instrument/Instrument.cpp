@@ -14,9 +14,14 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // The check passes share each function's analysis; the function's report block and
   // declarations are added once, after all of them.
   const analysis::SymbolTable symbols = analysis::moduleSymbols(module);
+  const ptx::VersionDirective* version = module.version();
+  CheckOptions checkOptions;
+  checkOptions.sharedWindowKnown =
+      version && (version->major() > 4 || (version->major() == 4 && version->minor() >= 1));
+  checkOptions.dynamicSharedParts = options.dynamicSharedParts;
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
-    FunctionChecks checks(*f, symbols, unit);
+    FunctionChecks checks(*f, symbols, unit, checkOptions);
     checkGlobalAccesses(checks);
     checkSharedAccesses(checks);
     checks.finish();

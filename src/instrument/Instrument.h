@@ -32,6 +32,11 @@ struct InstrumentOptions {
   // Without: no register caps (the instrumented kernels may accept smaller blocks than the
   // originals did).
   std::optional<RegisterLimitSetup> registerLimit;
+  // Check accesses to a kernel's dynamic shared memory against the part of it they address
+  // (analysis/SharedParts.h), not only against the whole region: catches an overflow from one
+  // carved array into the next, and reports correct code that indexes one dynamic array at
+  // uniform offsets from below (a stencil's halo), so it is asked for, never the default.
+  bool dynamicSharedParts = false;
 };
 
 // Instruments `module` in place. Throws std::runtime_error for modules it must refuse (already

@@ -12,7 +12,8 @@ namespace {
 constexpr const char* kReportLabel = "$__cc_report";
 // Metadata of "no allocation known": base 0, size all of memory, live, untagged.
 constexpr const char* kUnknownSize = "0xFFFFFFFFFFFFFFFF";
-constexpr uint32_t kLiveMeta = abi::kBstLive << 16;  // verdict 0, tag 0, state live
+constexpr uint32_t kLiveMeta = abi::kBstLive << abi::kMetaStateShift;  // verdict 0, tag 0, state live
+constexpr uint32_t kSharedWindowMeta = abi::kMetaStateSharedWindow << abi::kMetaStateShift;
 // A predicated-off access is not checked: the violation q0 is and-ed with the access's guard.
 std::string guardViolation(const FunctionRegs& r, const std::string& guardPredicate, bool guardNegated) {
   if (guardPredicate.empty()) return {};
@@ -98,8 +99,36 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
                      fmt::arg("fm", from.meta));
 }
 
+namespace {
+
+// After READMETADATA's walk (t1 the untagged address, t6/t7/u5 the metadata found): where t1 is
+// in this block's shared window, the window's bounds as generic addresses instead. isspacep
+// alone is not trusted to mean "at most 4 GiB above the window's generic base": an address
+// that is not (another alias of the window) keeps what the walk found.
+std::string sharedWindowMetadata(const FunctionRegs& r) {
+  return fmt::format(
+             "isspacep.shared {q2}, {t1};\n"
+             "cvta.shared.u64 {t2}, 0;\n"
+             "sub.s64 {t3}, {t1}, {t2};\n"
+             "setp.lt.u64 {q3}, {t3}, 4294967296;\n"
+             "and.pred {q2}, {q2}, {q3};\n",
+             fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)),
+             fmt::arg("t3", r.t(3))) +
+         sharedWindowBounds({r.u(3), r.u(2)}, r.q(3), guardPrefix(r.q(2), false)) +
+         fmt::format(
+             "@{q2} cvt.u64.u32 {t6}, {u3};\n"
+             "@{q2} add.s64 {t6}, {t6}, {t2};\n"
+             "@{q2} cvt.u64.u32 {t7}, {u2};\n"
+             "@{q2} mov.u32 {u5}, {window};\n",
+             fmt::arg("q2", r.q(2)), fmt::arg("t2", r.t(2)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)),
+             fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u5", r.u(5)),
+             fmt::arg("window", kSharedWindowMeta));
+}
+
+}  // namespace
+
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
-                         const std::string& g) {
+                         const std::string& g, bool sharedWindow) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2..u4 decoded,
   // u5 verdict; q0 shadow walk (tags 0..15), q1 direct index (tags 16..255), q2/q3 verdicts.
@@ -147,6 +176,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "@{q2} mov.u32 {u5}, {useAfterFree};\n"
       "shl.b32 {u1}, {u1}, 8;\n"
       "or.b32 {u5}, {u5}, {u1};\n"
+      "{window}"
       "{g}mov.b64 {b}, {t6};\n"
       "{g}mov.b64 {s}, {t7};\n"
       "{g}mov.b32 {m}, {u5};\n",
@@ -164,7 +194,8 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("live", abi::kBstLive),
       fmt::arg("firstTemporal", abi::kFirstTemporalTag), fmt::arg("lastTemporal", abi::kLastTemporalTag),
       fmt::arg("tagMismatch", abi::kErrorTagMismatch), fmt::arg("useAfterFree", abi::kErrorUseAfterFree),
-      fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta));
+      fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
+      fmt::arg("window", sharedWindow ? sharedWindowMetadata(r) : std::string()));
 }
 
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
@@ -213,6 +244,22 @@ std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, 
                          const std::string& g) {
   return fmt::format("{g}mov.u32 {b}, {sym};\n{g}mov.u32 {s}, {size};\n", fmt::arg("g", g), fmt::arg("b", to.base),
                      fmt::arg("sym", symbol), fmt::arg("s", to.size), fmt::arg("size", size));
+}
+
+std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& clamp, const std::string& g) {
+  // size = end; base = end - total, or 0 where total > end (no reserved area below the first
+  // variable); size = end - base.
+  return fmt::format(
+      "{g}mov.u32 {s}, %dynamic_smem_size;\n"
+      "{g}mov.u32 {b}, {dynamic};\n"
+      "{g}add.u32 {s}, {s}, {b};\n"
+      "{g}mov.u32 {b}, %total_smem_size;\n"
+      "{g}setp.gt.u32 {p}, {b}, {s};\n"
+      "{g}sub.u32 {b}, {s}, {b};\n"
+      "{g}selp.b32 {b}, 0, {b}, {p};\n"
+      "{g}sub.u32 {s}, {s}, {b};\n",
+      fmt::arg("g", g), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("p", clamp),
+      fmt::arg("dynamic", CUCATCH_DYNAMIC_SMEM_SYMBOL));
 }
 
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& g) {
@@ -268,16 +315,20 @@ std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const 
                  "cvt.u64.u32 {t0}, {u0};\n"
                  "mov.u64 {t3}, 0;\n"
                  "cvt.u64.u32 {t6}, {base};\n"
-                 "cvt.u64.u32 {t7}, {size};\n"
-                 "mov.u32 {u1}, {live};\n"
+                 "{size64}"
+                 "mov.u32 {u1}, {meta};\n"
                  "mov.u32 {u2}, {site};\n"
                  "mov.u32 {u3}, {info};\n"
                  "bra.uni {report};\n"
                  "{ok}:\n",
                  fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("t0", r.t(0)), fmt::arg("u0", r.u(0)),
-                 fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("base", m.base),
-                 fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("live", kLiveMeta),
-                 fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
+                 fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base),
+                 fmt::arg("size64", c.partStart.empty()
+                                        ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(7), m.size)
+                                        : fmt::format("mov.b64 {}, {{{}, {}}};\n", r.t(7), m.size, c.partStart)),
+                 fmt::arg("u1", r.u(1)),
+                 fmt::arg("meta", c.sharedWindow ? kSharedWindowMeta : kLiveMeta), fmt::arg("u2", r.u(2)),
+                 fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
                  fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("report", kReportLabel));
 }
 

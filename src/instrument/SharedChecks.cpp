@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
@@ -21,6 +22,8 @@ using namespace cucatch::analysis;
 namespace {
 
 constexpr const char* kBoundsPrefix = "%__cc_s";
+constexpr const char* kPartPrefix = "%__cc_p";     // part bounds (lo, size), set at kernel entry
+constexpr const char* kUniformPrefix = "%__cc_w";  // uniform registers recomputed at kernel entry
 
 class SharedChecks {
  public:
@@ -29,6 +32,7 @@ class SharedChecks {
 
   void run() {
     Stats& stats = fc_.unit.stats;
+    if (fc_.options.dynamicSharedParts) parts_.emplace(fc_.function, fc_.cfg, pa_, symbols_);
     std::vector<const AccessSite*> checked;
     std::unordered_set<std::string> relevant;
     for (const auto& a : pa_.accesses()) {
@@ -43,11 +47,13 @@ class SharedChecks {
         continue;
       }
       checked.push_back(&a);
+      if (!reachedByObject(a)) ++stats.sharedWindowAccesses;
       if (!a.addressRegister.empty()) relevant.insert(a.addressRegister);
       if (a.reachingDefs.size() > 1) ++stats.phiAccesses;
-      if (object(a).dynamicShared) ++stats.dynamicSharedWhole;
+      if (object(a).dynamicShared) ++(partOf(a) ? stats.dynamicSharedParts : stats.dynamicSharedWhole);
     }
     if (checked.empty()) return;
+    if (parts_ && !parts_->symbol().empty()) fc_.entry += partBounds();
     relevant = pa_.withSources(std::move(relevant));
     std::vector<std::string> ordered(relevant.begin(), relevant.end());
     std::sort(ordered.begin(), ordered.end());
@@ -64,9 +70,15 @@ class SharedChecks {
       const SharedBoundsRegs& to = bounds_.at(d.reg);
       switch (d.kind) {
         case DefKind::Derived:
-          // (A cvta to or from another window: not a shared object's address any more.)
-          after[d.statement] +=
-              d.spaceFromCvta ? unknownSharedBounds(to, g) : copySharedBounds(to, bounds_.at(d.sources[0]), g);
+          // A cvta from the generic space (`__cvta_generic_to_shared`) makes a shared address
+          // of unknown origin, bounded by the window; one to another window makes an address
+          // no shared bounds describe.
+          if (!d.spaceFromCvta)
+            after[d.statement] += copySharedBounds(to, bounds_.at(d.sources[0]), g);
+          else if (d.space == Space::Shared && !d.cvtaToGeneric)
+            after[d.statement] += windowOrUnknownBounds(to, g);
+          else
+            after[d.statement] += unknownSharedBounds(to, g);
           break;
         case DefKind::Select: {
           SharedBoundsRegs unknown{fc_.regs.u(4), fc_.regs.u(5)};
@@ -80,7 +92,7 @@ class SharedChecks {
           after[d.statement] += objectBounds(to, d.origin == BaseOrigin::Symbol ? d.symbol : std::string(), g);
           break;
         case DefKind::Integer:
-          after[d.statement] += unknownSharedBounds(to, g);
+          after[d.statement] += windowOrUnknownBounds(to, g);
           break;
       }
     }
@@ -102,7 +114,7 @@ class SharedChecks {
       }
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       fc_.edits.before[first.statement] += sharedRangeCheck(
-          fc_.regs, bounds_.at(first.addressRegister), first.addressRegister, lowest, static_cast<uint64_t>(end - lowest),
+          fc_.regs, boundsOf(first), first.addressRegister, lowest, static_cast<uint64_t>(end - lowest),
           in.guard ? in.guard->predicate : "", in.guard && in.guard->negated, slowPath, fc_.newLabel());
       stats.coalescedChecks += group.size() - 1;
     }
@@ -118,13 +130,13 @@ class SharedChecks {
     Site site = fc_.newSite(a);
     std::string text;
     SharedBoundsRegs bounds;
-    if (!a.addressSymbol.empty()) {
+    if (a.addressSymbol.empty() || partOf(a)) {
+      bounds = boundsOf(a);
+    } else {
       // [symbol+offset] outside the symbol's static bounds (or into dynamic shared memory):
       // checked against the symbol, its bounds made in scratch registers.
       bounds = {fc_.regs.u(4), fc_.regs.u(5)};
       text += objectBounds(bounds, a.addressSymbol, "");
-    } else {
-      bounds = bounds_.at(a.addressRegister);
     }
     if (std::string variable = objectName(a); !variable.empty()) {
       const SymbolInfo& info = symbols_.at(variable);
@@ -132,6 +144,7 @@ class SharedChecks {
       site.objectBytes = info.size;
       site.objectSpace = "shared";
       site.objectDynamic = info.dynamicShared;
+      site.objectPart = partOf(a).has_value();
     }
     CheckSite c{site.id,
                 a.addressRegister.empty() ? a.addressSymbol : a.addressRegister,
@@ -139,7 +152,9 @@ class SharedChecks {
                 a.access.size,
                 accessFlags(a.access.kind),
                 "",
-                fc_.newLabel()};
+                fc_.newLabel(),
+                a.addressSymbol.empty() && !reachedByObject(a),
+                partOf(a) ? partStarts_.at(*partOf(a)) : std::string()};
     text += sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
     fc_.addSite(std::move(site), a);
     return text;
@@ -194,10 +209,95 @@ class SharedChecks {
     return analysis::sharedVariable(symbols_, symbol);
   }
 
-  std::string objectBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& g) const {
+  std::string objectBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& g) {
     const SymbolInfo* v = symbol.empty() ? nullptr : sharedVariable(symbol);
-    if (!v) return unknownSharedBounds(to, g);
+    if (!v) return windowOrUnknownBounds(to, g);
     return sharedBounds(to, symbol, v->dynamicShared ? "%dynamic_smem_size" : std::to_string(v->size), g);
+  }
+
+  // The part of the carved dynamic shared memory `a` addresses (0: the first), if parts are
+  // checked (--shared-parts) and the kernel carves it.
+  std::optional<size_t> partOf(const AccessSite& a) const {
+    if (!parts_ || parts_->symbol().empty()) return std::nullopt;
+    if (!a.addressSymbol.empty()) return a.addressSymbol == parts_->symbol() ? std::optional<size_t>(0) : std::nullopt;
+    return parts_->partOf(a.statement);
+  }
+
+  // The bounds `a` is checked against: its part's, or those that came with its address.
+  const SharedBoundsRegs& boundsOf(const AccessSite& a) const {
+    if (auto part = partOf(a)) return partChecks_.at(*part);
+    return bounds_.at(a.addressRegister);
+  }
+
+  // Kernel entry: the uniform registers the parts start at, recomputed (their definitions,
+  // renamed), then each part's bounds: it starts at the symbol plus its uniform terms (held
+  // inside the region), and ends where the next part starts, or with the region. An access to
+  // a part is checked from the region's start to the part's end: nvcc reassociates an address
+  // into one part as another part's start minus an index (d[blockDim.x - 1 - t] became
+  // (d + blockDim.x) + ((8 t) xor -8) next to a part starting at d + blockDim.x), so what is
+  // below a part's start is not known to be outside it; past its end is.
+  std::string partBounds() {
+    const Function& f = fc_.function;
+    const RegisterFile& regs = pa_.registers();
+    std::unordered_map<std::string, std::string> renamed;
+    std::string s;
+    for (size_t statement : parts_->entryDefinitions()) {
+      Instruction in = std::get<Instruction>(f.body[statement]);
+      const std::string reg = in.operands[0].text;
+      std::string to = fmt::format("{}{}", kUniformPrefix, renamed.size());
+      fc_.declarations += fmt::format(".reg {} {};\n", regs.type(reg), to);
+      for (size_t k = 1; k < in.operands.size(); ++k)
+        if (auto it = renamed.find(in.operands[k].text); in.operands[k].kind == OperandKind::Name && it != renamed.end())
+          in.operands[k].text = it->second;
+      in.operands[0].text = to;
+      renamed[reg] = to;
+      s += printStatement(in) + "\n";
+    }
+    const std::string& symbol = parts_->symbol();
+    size_t n = parts_->starts().size() + 1;
+    std::vector<SharedBoundsRegs> partBounds;  // (start, end until it is a size from the region's start)
+    for (size_t i = 0; i < n; ++i) {
+      partBounds.push_back({fmt::format("{}{}", kPartPrefix, 2 * i), fmt::format("{}{}", kPartPrefix, 2 * i + 1)});
+      partChecks_.push_back({partBounds[0].base, partBounds[i].size});
+      partStarts_.push_back(partBounds[i].base);
+    }
+    fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kPartPrefix, 2 * n);
+    const std::string end = fc_.regs.u(4);
+    s += fmt::format("mov.u32 {lo}, {sym};\nmov.u32 {end}, %dynamic_smem_size;\nadd.u32 {end}, {end}, {lo};\n",
+                     fmt::arg("lo", partBounds[0].base), fmt::arg("sym", symbol), fmt::arg("end", end));
+    for (size_t i = 1; i < n; ++i) {
+      const std::string& lo = partBounds[i].base;
+      s += fmt::format("mov.u32 {}, {};\n", lo, symbol);
+      for (const auto& [reg, coefficient] : parts_->starts()[i - 1])
+        s += fmt::format("mad.lo.u32 {lo}, {w}, {c}, {lo};\n", fmt::arg("lo", lo), fmt::arg("w", renamed.at(reg)),
+                         fmt::arg("c", static_cast<int32_t>(static_cast<uint32_t>(coefficient))));
+      s += fmt::format("max.u32 {lo}, {lo}, {first};\nmin.u32 {lo}, {lo}, {end};\n", fmt::arg("lo", lo),
+                       fmt::arg("first", partBounds[0].base), fmt::arg("end", end));
+    }
+    const std::string p = fc_.regs.q(0), q = fc_.regs.q(1);
+    for (size_t i = 0; i < n; ++i) {
+      const SharedBoundsRegs& b = partBounds[i];
+      s += fmt::format("mov.u32 {}, {};\n", b.size, end);
+      // (Part 0 starts where the region does: no part ends at it.)
+      for (size_t j = 1; j < n; ++j) {
+        if (j == i) continue;
+        s += fmt::format(
+            "setp.gt.u32 {p}, {lj}, {li};\nsetp.lt.u32 {q}, {lj}, {hi};\nand.pred {p}, {p}, {q};\n"
+            "selp.b32 {hi}, {lj}, {hi}, {p};\n",
+            fmt::arg("p", p), fmt::arg("q", q), fmt::arg("lj", partBounds[j].base), fmt::arg("li", b.base),
+            fmt::arg("hi", b.size));
+      }
+      s += fmt::format("sub.u32 {s}, {s}, {region};\n", fmt::arg("s", b.size), fmt::arg("region", partBounds[0].base));
+    }
+    return s;
+  }
+
+  // A 32-bit shared address not made from a variable: bounded by the block's shared window
+  // where the module's PTX can tell it (sharedWindowBounds), else unknown (passes).
+  std::string windowOrUnknownBounds(const SharedBoundsRegs& to, const std::string& g) {
+    if (!fc_.options.sharedWindowKnown) return unknownSharedBounds(to, g);
+    fc_.useSharedWindow();
+    return sharedWindowBounds(to, fc_.regs.q(3), g);
   }
 
   // The shared variable every base reaching `a` is made from, or "".
@@ -246,7 +346,9 @@ class SharedChecks {
       return sharedVariable(a.addressSymbol) ? "" : "[symbol+offset] of a shared variable of unknown size";
     if (a.addressRegister.empty()) return "absolute or computed shared address";
     if (!pa_.registers().is32Bit(a.addressRegister)) return "64-bit shared-space address register";
-    if (!reachedByObject(a)) return "shared address of unknown origin (not made from a shared variable's symbol)";
+    if (!reachedByObject(a) && !fc_.options.sharedWindowKnown)
+      return "shared address of unknown origin (not made from a shared variable's symbol; PTX before 4.1 cannot "
+             "bound it by the shared window)";
     return {};
   }
 
@@ -255,6 +357,9 @@ class SharedChecks {
   const SymbolTable& symbols_;
   const ValueRanges ranges_;
   std::unordered_map<std::string, SharedBoundsRegs> bounds_;
+  std::optional<DynamicSharedParts> parts_;  // with --shared-parts
+  std::vector<SharedBoundsRegs> partChecks_;  // part 0, 1, ...: (the region's start, to the part's end)
+  std::vector<std::string> partStarts_;       // part 0, 1, ...: where it starts, for the report
 };
 
 }  // namespace

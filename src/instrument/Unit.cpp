@@ -44,6 +44,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
       site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
     if (!s.object.empty())
       site["object"] = {{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
+      if (s.objectPart) site["object"]["part"] = true;
     list.push_back(std::move(site));
   }
   // The unit's kernels: the runtime hands tagged arguments only to these, and names their
@@ -81,6 +82,11 @@ void addUnitDeclarations(Module& module, const UnitResult& result) {
   // them); the same for every module: parsed once per process.
   static const std::vector<TopLevel> kDeclarations = parseSyntheticItems(moduleDeclarations());
   std::vector<TopLevel> items = kDeclarations;
+  if (result.usesSharedWindow) {
+    // (Aligned as nvcc declares its own dynamic arrays, so that it lies where they do.)
+    auto dynamic = parseSyntheticItems(fmt::format(".extern .shared .align 16 .b8 {}[];\n", CUCATCH_DYNAMIC_SMEM_SYMBOL));
+    items.insert(items.end(), dynamic.begin(), dynamic.end());
+  }
   if (!result.sites.empty() || !result.kernels.empty()) {
     // The empty kernel whose name tells the runtime that this unit, of this ABI version, is in a
     // loaded module.

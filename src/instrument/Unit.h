@@ -33,6 +33,9 @@ struct Site {
   uint64_t objectBytes = 0;  // 0 for dynamic shared memory (its size is the launch's)
   std::string objectSpace;   // the variable's: global (__device__), const, shared
   bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
+  // Checked against one part of the dynamic shared memory (--shared-parts): the record's size
+  // carries the part's start in its high half (abi::ErrorRecord).
+  bool objectPart = false;
 };
 
 struct Stats {
@@ -44,9 +47,16 @@ struct Stats {
   // Checked accesses to dynamic shared memory (extern __shared__) that are checked against the
   // whole region, not one part of it carved by the kernel.
   size_t dynamicSharedWhole = 0;
+  // ... and those checked against the part of it the kernel carved (--shared-parts).
+  size_t dynamicSharedParts = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;
+  // Base definitions of generic pointers of unknown origin that, where isspacep places them in
+  // shared memory, take the block's shared window as their bounds; and shared accesses through
+  // 32-bit addresses not made from a variable, checked against that window.
+  size_t sharedWindowBases = 0;
+  size_t sharedWindowAccesses = 0;
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module
@@ -59,6 +69,7 @@ struct UnitResult {
   Stats stats;
   std::vector<KernelLimit> kernels;  // every kernel of the unit (all are instrumented)
   uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
+  bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

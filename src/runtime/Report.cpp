@@ -56,6 +56,7 @@ SiteTable SiteTable::parse(std::string_view text) {
       site.objectBytes = s["object"].value("bytes", uint64_t(0));
       site.objectSpace = s["object"].value("space", std::string("global"));
       site.objectDynamic = s["object"].value("dynamic", false);
+      site.objectPart = s["object"].value("part", false);
     }
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
@@ -76,8 +77,13 @@ std::string_view violationKindName(ViolationKind k) {
   return "?";
 }
 
+bool checkedAgainstSharedWindow(const abi::ErrorRecord& r) {
+  return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateSharedWindow;
+}
+
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
   Violation v;
+  v.sharedWindow = checkedAgainstSharedWindow(r);
   uint32_t verdict = r.meta & abi::kMetaVerdictMask;
   v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
   // Checked against entry 0 (no allocation there) and inside the null page.
@@ -93,6 +99,14 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   v.address = r.address;
   v.checkedBase = r.base;
   v.checkedSize = r.size;
+  if (site && site->objectPart) {
+    // Checked from the region's start (base) to the part's end; the part's start is in the high
+    // half of the size (abi::ErrorRecord::size). The report is about the part.
+    uint64_t start = r.size >> 32, end = r.base + (r.size & 0xFFFFFFFFu);
+    v.partOffset = start - r.base;
+    v.checkedBase = start;
+    v.checkedSize = end - start;
+  }
   v.site = site;
   if (site && site->entry) v.kernels = {site->function};
   v.module = std::move(module);
@@ -169,6 +183,10 @@ std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
 std::string objectLine(const Violation& v) {
   const Site& s = *v.site;
   std::string name = demangle(s.object);
+  if (s.objectSpace == "shared" && s.objectPart)
+    return fmt::format("the part at offset {} of the dynamic shared memory '{}' ({} bytes at this launch; the "
+                       "parts are where the kernel's addresses start at different uniform offsets)",
+                       v.partOffset, name, v.checkedSize);
   if (s.objectSpace == "shared" && s.objectDynamic)
     return fmt::format("the dynamic shared memory '{}' ({} bytes at this launch)", name, v.checkedSize);
   if (s.objectSpace == "shared") return fmt::format("the {}-byte shared array '{}' (__shared__)", s.objectBytes, name);
@@ -178,6 +196,7 @@ std::string objectLine(const Violation& v) {
 
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
+  if (v.sharedWindow) return " in shared memory";
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
   const std::string& space = v.site->inWindow() ? v.site->space : v.site->objectSpace;
@@ -234,6 +253,11 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
           out += fmt::format("cucatch:   (it lands inside {}, a different live allocation)\n", allocationLine(*hit));
         frames(out, "allocated at", a->allocatedAt, symbolize);
         if (!a->live) frames(out, "freed at", a->freedAt, symbolize);
+      } else if (v.sharedWindow) {
+        out += fmt::format("cucatch:   address is {} this block's shared memory ({} bytes at this launch, static and "
+                           "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
+                           "whole window\n",
+                           relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
       } else if (v.site && !v.site->object.empty()) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
       } else if (v.site && v.site->space == "shared") {
@@ -307,12 +331,18 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     }
   }
   if (v.kind == ViolationKind::NullPointer) j["offset_from_null"] = v.address;
-  if (!v.allocation && v.site && !v.site->object.empty() && v.kind == ViolationKind::OutOfBounds)
+  if (v.sharedWindow)
+    j["window"] = {{"space", "shared"},
+                   {"base", hex(v.checkedBase)},
+                   {"size", v.checkedSize},
+                   {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
+  else if (!v.allocation && v.site && !v.site->object.empty() && v.kind == ViolationKind::OutOfBounds)
     j["object"] = {{"name", demangle(v.site->object)},
                    {"space", v.site->objectSpace},
                    {"dynamic", v.site->objectDynamic},
                    {"size", v.site->objectDynamic ? v.checkedSize : v.site->objectBytes},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
+  if (j.contains("object") && v.site->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
   if (const Allocation* a = v.allocation) {
     nlohmann::json al{{"base", hex(a->base)},

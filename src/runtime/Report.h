@@ -33,6 +33,7 @@ struct Site {
   uint64_t objectBytes = 0;  // 0 for dynamic shared memory (the record has the launch's size)
   std::string objectSpace;  // the variable's: global (__device__), const (__constant__), shared
   bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
+  bool objectPart = false;     // one part of it, as the kernel carved it (--shared-parts)
   // The access addresses a window of its own (shared or const space), not device memory.
   bool inWindow() const { return space == "shared" || space == "const"; }
 };
@@ -70,6 +71,11 @@ struct Violation {
   std::vector<std::string> kernels;
   std::array<uint32_t, 3> block{}, thread{};
   uint8_t pointerTag = 0;
+  // Checked against the block's whole shared memory (abi::kMetaStateSharedWindow): a shared
+  // address of unknown origin.
+  bool sharedWindow = false;
+  // Checked against a part of the dynamic shared memory: where the part starts in the region.
+  uint64_t partOffset = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
   // The allocation the access was checked against (or freed twice, or leaked).
   const Allocation* allocation = nullptr;
@@ -78,6 +84,8 @@ struct Violation {
   uint32_t repeats = 0;  // identical violations folded into this one
 };
 
+// The record's access was checked against the block's shared window (abi::kMetaStateSharedWindow).
+bool checkedAgainstSharedWindow(const abi::ErrorRecord& record);
 // Turns an error record into a violation; `site` and `allocation` are looked up by the caller.
 Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::string module,
                      const Allocation* allocation);

@@ -686,7 +686,9 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     uint8_t entryTag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
     // Shared and const accesses are checked against a variable, in a window of their own
     // whose addresses are not the allocations' addresses.
-    const Allocation* a = site && site->inWindow() ? nullptr : metadata_->findChecked(r.base, r.size, entryTag);
+    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r)
+                              ? nullptr
+                              : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
     if (!site || !site->entry) {
       Violation& v = found.back();

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 3;
+CUCATCH_CONST uint32_t kAbiVersion = 4;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -87,6 +87,12 @@ CUCATCH_CONST unsigned kMetaVerdictMask = 0xFF;
 CUCATCH_CONST unsigned kMetaTagShift = 8;
 CUCATCH_CONST unsigned kMetaStateShift = 16;
 CUCATCH_CONST unsigned kMetaPointerTagShift = 24; /* in ErrorRecord::meta only: the tag of the pointer used */
+/* The state byte of a metadata word whose bounds are not an allocation's or a variable's but the
+ * block's whole shared memory (static and dynamic, this launch): a shared address of unknown
+ * origin (a generic pointer that isspacep.shared placed in the shared window, or a 32-bit shared
+ * address not made from a variable). Such a record's base and size are that window, as generic
+ * addresses or shared-window offsets as the access used. */
+CUCATCH_CONST unsigned kMetaStateSharedWindow = 0x80;
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2 };
 typedef struct ErrorBufferHeader {
   uint32_t count;     /* incremented atomically by every violation, even past capacity */
@@ -98,7 +104,9 @@ typedef struct ErrorRecord {
   uint32_t info;       /* access size << 8 | AccessFlags */
   uint64_t address;    /* untagged address accessed */
   uint64_t base;       /* metadata the access was checked against */
-  uint64_t size;
+  uint64_t size;       /* (a site checked against a part of dynamic shared memory: base is the
+                        * region's start, the low half of size the part's end from there, the high
+                        * half the part's start, a shared-window address) */
   uint32_t meta;       /* the metadata word (see kMeta*), with the pointer's tag in the top byte */
   uint32_t unit;       /* the compilation unit whose site table `site` indexes */
   uint32_t block[3];
@@ -133,6 +141,9 @@ static_assert(offsetof(ErrorRecord, thread) == kRecordBlockZOffset + 4);
 /* Symbol names in instrumented modules. */
 #define CUCATCH_STATE_SYMBOL "__cucatch_state"
 #define CUCATCH_MARKER_SYMBOL "__cucatch_abi_version"
+/* Declared `.extern .shared .align 16 .b8 __cucatch_dynamic_smem[]` in a module whose checks
+ * need the end of the block's shared memory: its address plus %dynamic_smem_size. */
+#define CUCATCH_DYNAMIC_SMEM_SYMBOL "__cucatch_dynamic_smem"
 /* Every instrumented PTX module (a compilation unit; several are linked into one module with
  * -rdc) has a 32-bit unit id, a site table __cucatch_sites_<id as 8 hex digits> (JSON: its sites
  * and its kernels) and an empty kernel __cucatch_unit_<id as 8 hex digits>_v<kAbiVersion>, by

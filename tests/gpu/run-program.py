@@ -4,12 +4,14 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET]] [window=SPACE]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
       that memory kind), or with object=: checked against the variable of that name (its
-      demangled name ends with "NAME") in that space (global, shared, const).
+      demangled name ends with "NAME") in that space (global, shared, const), with part=: its part
+      at that offset (dynamic shared memory carved, --shared-parts), or with window=:
+      checked against that space's whole window (a shared address of unknown origin).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -147,7 +149,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = None
+    access = size = kernel = memory = obj = space = window = part = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -158,6 +160,10 @@ def main():
             obj = w[len("object="):]
         if w.startswith("space="):
             space = w[len("space="):]
+        if w.startswith("window="):
+            window = w[len("window="):]
+        if w.startswith("part="):
+            part = int(w[len("part="):])
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
@@ -195,12 +201,19 @@ def main():
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
             return None if "offset_from_null" in e else "no offset_from_null"
+        if window:
+            w = e.get("window", {})
+            if w.get("space") != window or "offset" not in w:
+                return f"window {w}, expected the {window} window"
+            return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected a window"
         if obj:
             o = e.get("object", {})
             if not o.get("name", "").endswith(obj) or "offset" not in o:
                 return f"object {o}, expected {obj}"
             if space and o.get("space") != space:
                 return f"object space {o.get('space')}, expected {space}"
+            if part is not None and o.get("part", {}).get("offset") != part:
+                return f"object part {o.get('part')}, expected the part at offset {part}"
             return None if "allocation" not in e else "an allocation, expected a variable"
         if "object" in e and "allocation" not in e:
             # A module variable: named, with the offset into it.

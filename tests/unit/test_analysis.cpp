@@ -4,6 +4,7 @@
 
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
+#include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
 #include "ptx/Parser.h"
 
@@ -16,6 +17,7 @@ struct Analysed {
   Module module;
   const Function* function = nullptr;
   std::unique_ptr<CFG> cfg;
+  std::unique_ptr<SymbolTable> symbols;
   std::unique_ptr<PointerAnalysis> pa;
 
   // The access made by the n-th instruction whose full opcode is `op`.
@@ -37,21 +39,24 @@ struct Analysed {
   size_t statementOf(const PointerDef& d) const { return d.statement; }
 };
 
-Analysed analyse(const std::string& body, const std::string& globals = "") {
+// The analysis of the last function of a whole module's text.
+Analysed analyseModule(const std::string& text) {
   Analysed a;
-  std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" + globals +
-                     ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u32 n)\n{\n"
-                     "\t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<16>;\n" +
-                     body + "\tret;\n}\n";
   auto r = parseModule(text, "analysis.ptx");
   if (!r.ok()) FAIL(r.errors.front().str());
   a.module = std::move(*r.module);
   a.function = a.module.functions().back();
   a.cfg = std::make_unique<CFG>(*a.function);
-  static SymbolTable symbols;
-  symbols = functionSymbols(*a.function, moduleSymbols(a.module));
-  a.pa = std::make_unique<PointerAnalysis>(*a.function, *a.cfg, symbols);
+  a.symbols = std::make_unique<SymbolTable>(functionSymbols(*a.function, moduleSymbols(a.module)));
+  a.pa = std::make_unique<PointerAnalysis>(*a.function, *a.cfg, *a.symbols);
   return a;
+}
+
+Analysed analyse(const std::string& body, const std::string& globals = "") {
+  return analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n" + globals +
+                       ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u32 n)\n{\n"
+                       "\t.reg .pred %p<4>;\n\t.reg .b32 %r<24>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<16>;\n" +
+                       body + "\tret;\n}\n");
 }
 
 }  // namespace
@@ -327,19 +332,97 @@ TEST_CASE("value ranges: terms bounded by constants, over registers defined once
   CHECK(offset->second.hi == 284);
 }
 
+TEST_CASE("dynamic shared parts: uniform terms of the addresses tell the carved arrays apart", "[analysis]") {
+  // float* a = smem; float* b = smem + n; int* c = (int*)(b + n2); with n2 = 2 * n + blockDim.x,
+  // as nvcc writes it: b[t] is smem + (t + n) * 4, reassociated; and a pointer stepped in a loop.
+  auto a = analyse(R"(
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, smem;
+	shl.b32 %r4, %r2, 2;
+	add.s32 %r5, %r3, %r4;
+	st.shared.f32 [%r5], %f1;
+	add.s32 %r6, %r2, %r1;
+	shl.b32 %r7, %r6, 2;
+	add.s32 %r8, %r3, %r7;
+	st.shared.f32 [%r8+4], %f1;
+	mov.u32 %r9, %ntid.x;
+	mad.lo.s32 %r10, %r1, 2, %r9;
+	shl.b32 %r11, %r10, 2;
+	add.s32 %r12, %r8, %r11;
+	st.shared.u32 [%r12], %r2;
+	ld.global.u32 %r13, [%rd1];
+	mul.lo.s32 %r14, %r13, %r1;
+	add.s32 %r15, %r5, %r14;
+	ld.shared.f32 %f2, [%r15];
+	mov.u32 %r0, %r3;
+$L1:
+	add.s32 %r0, %r0, 4;
+	ld.shared.f32 %f3, [%r0];
+	@%p1 bra $L1;
+	add.s32 %r16, %r3, %r7;
+	ld.shared.f32 %f4, [%r16];
+	mov.u32 %r16, %r3;
+$L2:
+	add.s32 %r16, %r16, 4;
+	@%p2 bra $L2;
+)",
+                   ".extern .shared .align 16 .b8 smem[];\n");
+  DynamicSharedParts parts(*a.function, *a.cfg, *a.pa, *a.symbols);
+  CHECK(parts.symbol() == "smem");
+  // b starts at n * 4; c at (n + 2n + ntid) * 4 = 12n + 4 ntid, as the sum of both adds.
+  using Start = std::map<std::string, int64_t>;
+  REQUIRE(parts.starts().size() == 2);
+  CHECK(parts.starts()[0] == Start{{"%r1", 4}});
+  CHECK(parts.starts()[1] == Start{{"%r1", 12}, {"%r9", 4}});
+  auto part = [&](std::string_view op, int n) { return parts.partOf(a.access(op, n).statement); };
+  CHECK(part("st.shared.f32", 0) == 0u);  // %r5
+  CHECK(part("st.shared.f32", 1) == 1u);  // %r8
+  CHECK(part("st.shared.u32", 0) == 2u);  // %r12
+  CHECK(part("ld.shared.f32", 0) == 0u);  // %r15: a loaded value times n varies by thread: an index
+  CHECK_FALSE(part("ld.shared.f32", 1));  // %r0 stepped in a loop: two definitions reach it
+  CHECK(part("ld.shared.f32", 2) == 1u);  // %r16 = b, before it is stepped in a loop
+  CHECK(parts.isUniform("%r1"));
+  CHECK(parts.isUniform("%r9"));
+  CHECK(parts.isUniform("%r10"));
+  CHECK_FALSE(parts.isUniform("%r2"));   // %tid.x
+  CHECK_FALSE(parts.isUniform("%r13"));  // loaded from memory
+  LinearForm f = parts.formOf("%r8", a.access("st.shared.f32", 1).statement);
+  CHECK(f.symbol == "smem");
+  CHECK(f.constant == 0);
+  CHECK(f.terms == Start{{"%r1", 4}, {"%r2", 4}});
+  // Recomputed at entry: the parameter and %ntid.x, each before what reads them.
+  std::vector<std::string> entry;
+  for (size_t s : parts.entryDefinitions()) entry.push_back(std::get<Instruction>(a.function->body[s]).operands[0].text);
+  CHECK(entry == std::vector<std::string>{"%r1", "%r9"});
+}
+
+TEST_CASE("dynamic shared parts: none in a device function, none with a single offset", "[analysis]") {
+  auto parts = [](const std::string& header, const std::string& body) {
+    auto a = analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 16 .b8 smem[];\n" +
+                           header + "\n{\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<2>;\n" + body + "\tret;\n}\n");
+    return DynamicSharedParts(*a.function, *a.cfg, *a.pa, *a.symbols).starts().size();
+  };
+  const std::string carve =
+      "\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, smem;\n\tshl.b32 %r3, %r1, 2;\n\tadd.s32 %r4, %r2, %r3;\n"
+      "\tst.shared.f32 [%r4], %f1;\n\tst.shared.f32 [%r2], %f1;\n";
+  CHECK(parts(".visible .entry k(.param .u32 n)", carve) == 1);
+  // In a device function a parameter may differ between threads.
+  CHECK(parts(".visible .func f(.param .u32 n)", carve) == 0);
+  // A constant offset is an index, never a part: s[t + 16] is not a second array.
+  CHECK(parts(".visible .entry k(.param .u32 n)",
+              "\tmov.u32 %r2, smem;\n\tst.shared.f32 [%r2+64], %f1;\n\tadd.s32 %r4, %r2, 128;\n"
+              "\tst.shared.f32 [%r4], %f1;\n") == 0);
+}
+
 TEST_CASE("value ranges: %tid below the kernel's .maxntid, %laneid below 32", "[analysis]") {
   auto bounds = [](const std::string& header, const std::string& reg) {
-    std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 4 .b8 tile[512];\n" + header +
-                       "\n{\n\t.reg .b32 %r<8>;\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %laneid;\n"
-                       "\tshl.b32 %r3, %r1, 2;\n\tmov.u32 %r4, tile;\n\tadd.s32 %r5, %r4, %r3;\n"
-                       "\tld.shared.u32 %r6, [%r5];\n\tret;\n}\n";
-    auto r = parseModule(text, "ranges.ptx");
-    REQUIRE(r.ok());
-    const Function& f = *r.module->functions().back();
-    CFG cfg(f);
-    SymbolTable symbols = functionSymbols(f, moduleSymbols(*r.module));
-    PointerAnalysis pa(f, cfg, symbols);
-    ValueRanges ranges(f, pa);
+    auto a = analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 4 .b8 tile[512];\n" +
+                           header +
+                           "\n{\n\t.reg .b32 %r<8>;\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %laneid;\n"
+                           "\tshl.b32 %r3, %r1, 2;\n\tmov.u32 %r4, tile;\n\tadd.s32 %r5, %r4, %r3;\n"
+                           "\tld.shared.u32 %r6, [%r5];\n\tret;\n}\n");
+    ValueRanges ranges(*a.function, *a.pa);
     if (reg == "offset") {
       auto o = ranges.offsetFromSymbol("%r5");
       return o ? std::optional<Interval>(o->second) : std::nullopt;

@@ -202,6 +202,82 @@ TEST_CASE("shared and __constant__ overflows name the space and the array", "[ru
   CHECK(text.find("0 bytes after the end of the 32-byte constant array 'taps' (__constant__)") != std::string::npos);
 }
 
+TEST_CASE("an overflow from one carved part of dynamic shared memory into the next names the part", "[runtime]") {
+  Site site;
+  site.function = "_Z5carvePfii";
+  site.entry = true;
+  site.space = "shared";
+  site.object = "arena";
+  site.objectSpace = "shared";
+  site.objectDynamic = true;
+  site.objectPart = true;
+  // The part at 0x600 (the region starts at 0x400), 256 bytes: checked from the region's start
+  // to the part's end (0x300 bytes), the part's start in the high half of the size.
+  auto r = record(0, 4, abi::kAccessWrite, 0x700, 0x400, (uint64_t{0x600} << 32) | 0x300,
+                  abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &site, "carve.cu", nullptr);
+  CHECK(v.checkedSize == 256);
+  CHECK(v.partOffset == 0x200);
+  Metadata m;
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in shared memory at 0x0000000000000700") != std::string::npos);
+  CHECK(text.find("address is 0 bytes after the end of the part at offset 512 of the dynamic shared memory 'arena' "
+                  "(256 bytes at this launch;") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["object"]["dynamic"] == true);
+  CHECK(j["object"]["size"] == 256);
+  CHECK(j["object"]["offset"] == 256);
+  CHECK(j["object"]["part"]["offset"] == 512);
+}
+
+TEST_CASE("an access checked against the shared window says so, whatever its site", "[runtime]") {
+  // A generic store in a device function, through a pointer parameter that isspacep placed in
+  // shared memory: the record's state byte names the window, its bounds are generic addresses.
+  const char* module = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func fill(.param .b64 fill_param_0, .param .b32 fill_param_1)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [fill_param_0];
+	ld.param.u32 %r1, [fill_param_1];
+	mul.wide.s32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	.loc 1 3 5
+	st.u32 [%rd3], %r1;
+	ret;
+}
+	.file 1 "/src/fill.cu"
+)";
+  SiteTable t = instrumentedSites(module);
+  REQUIRE(t.sites.size() == 1);
+  const Site& site = t.sites[0];
+  CHECK(site.space == "generic");
+  CHECK(!site.inWindow());
+  auto r = record(0, 4, abi::kAccessWrite, 0x7ff200001410ull, 0x7ff200000380ull, 0x1080,
+                  abi::kMetaStateSharedWindow << abi::kMetaStateShift);
+  CHECK(checkedAgainstSharedWindow(r));
+  Violation v = fromRecord(r, &site, "fill.cu", nullptr);
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  Metadata m;
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in shared memory at 0x00007ff200001410") != std::string::npos);
+  CHECK(text.find("device function fill") != std::string::npos);
+  CHECK(text.find("address is 16 bytes after the end of this block's shared memory (4224 bytes at this launch, "
+                  "static and dynamic, from 0x00007ff200000380)") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["window"]["space"] == "shared");
+  CHECK(j["window"]["size"] == 4224);
+  CHECK(j["window"]["offset"] == 4240);
+  CHECK(!j.contains("object"));
+  CHECK(!j.contains("allocation"));
+  // An ordinary record is not the window's.
+  CHECK(!checkedAgainstSharedWindow(record(0, 4, abi::kAccessWrite, 0x10, 0, 8, abi::kBstLive << abi::kMetaStateShift)));
+}
+
 TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtime]") {
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
