@@ -1,5 +1,7 @@
 #include "analysis/PointerAnalysis.h"
 
+#include "ptx/Printer.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -140,6 +142,16 @@ bool isPointerArithmetic(const std::string& op) {
   return op == "add" || op == "sub" || op == "and" || op == "or" || op == "xor" || op == "mad";
 }
 
+// `mapa d, a, rank`: d is a's address in another block's shared memory (same layout), a
+// derivation of a's base into the distributed shared memory window.
+void markMapa(PointerDef& d, const Instruction& in, const std::string& source) {
+  d.kind = DefKind::Derived;
+  d.sources = {source};
+  d.space = Space::SharedCluster;
+  d.spaceFromCvta = true;
+  d.mapaRank = printOperand(in.operands[2]);
+}
+
 // A 32-bit definition: a pointer only when made from a variable's symbol (a shared-space
 // address), copied or selected from one, or (decided with the 64-bit arithmetic) computed
 // from exactly one. Loads, atomics, special registers and everything else are integers.
@@ -147,7 +159,9 @@ void classifyNarrow(PointerDef& d, const Instruction& in, const std::string& sou
                     const std::string& secondRegister, const std::string& sourceSymbol, const SymbolTable& symbols) {
   const std::string& op = in.opcode;
   d.kind = DefKind::Integer;
-  if (op == "mov" || op == "cvta") {
+  if (op == "mapa" && !sourceRegister.empty() && in.operands.size() == 3) {
+    markMapa(d, in, sourceRegister);
+  } else if (op == "mov" || op == "cvta") {
     if (!sourceRegister.empty()) {
       d.kind = DefKind::Derived;
       d.sources = {sourceRegister};
@@ -237,6 +251,8 @@ void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
       } else if (op == "atom") {
         d.kind = DefKind::Base;
         d.origin = BaseOrigin::Atomic;
+      } else if (op == "mapa" && !regOperand(1).empty() && ops.size() == 3) {
+        markMapa(d, *in, regOperand(1));
       } else if (op == "mov" || op == "cvta") {
         if (std::string src = regOperand(1); !src.empty()) {
           d.kind = DefKind::Derived;

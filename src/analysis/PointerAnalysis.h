@@ -75,6 +75,9 @@ struct PointerDef {
   ptx::Space space = ptx::Space::Generic;  // what the pointer is known to point into
   bool spaceFromCvta = false;              // `space` was set by a cvta, not inherited
   bool cvtaToGeneric = false;              // that cvta made a generic address (cvta.shared, not cvta.to.shared)
+  // `mapa`: the source's address in the shared memory of another block of the cluster, whose
+  // rank is this operand (a register or an immediate).
+  std::string mapaRank;
   std::string symbol;                      // origin Symbol: its name
 };
 

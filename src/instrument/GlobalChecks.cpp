@@ -53,7 +53,6 @@ std::string_view uncheckedReason(const AccessSite& a, const PointerAnalysis& pa,
   if (a.access.space == Space::Const)
     return madeFromConstArray(a, pa, symbols) ? "" : "const-space address not made from a __constant__ array of known size";
   if (a.pointerSpace == Space::Local) return "generic pointer into local memory";
-  if (a.pointerSpace == Space::SharedCluster) return "generic pointer into distributed shared memory";
   return {};
 }
 
@@ -82,6 +81,8 @@ class GlobalChecks {
         continue;
       }
       std::string_view why = uncheckedReason(a, pa_, symbols_);
+      if (why.empty() && a.pointerSpace == Space::SharedCluster && !sharedVariableMetadata(a.addressRegister))
+        why = "generic pointer into distributed shared memory, not made from a shared variable";
       if (!why.empty()) {
         ++result.stats.unchecked[std::string(why)];
         continue;
@@ -130,7 +131,14 @@ class GlobalChecks {
           // another window: the source's bounds move with it where they are a variable's
           // (shared or const) and the cvta makes a generic address; otherwise they do not
           // describe it.
-          if (d.spaceFromCvta && d.space != Space::Global) {
+          if (!d.mapaRank.empty()) {
+            // Into another block of the cluster: where the source's metadata is a shared
+            // variable's, the same variable there (same layout).
+            if (d.mapaRank != d.reg && sharedVariableMetadata(d.sources[0]))
+              after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]), "mapa.u64", g, d.mapaRank);
+            else
+              after[d.statement] += unknownMetadata(to, g);
+          } else if (d.spaceFromCvta && d.space != Space::Global) {
             if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const) &&
                 onlyVariablesOf(d.space, d.sources[0]))
               after[d.statement] += cvtaMetadata(
@@ -252,6 +260,36 @@ class GlobalChecks {
         }
         case DefKind::Integer: return false;
       }
+    }
+    return true;
+  }
+
+  // Every value `reg` may hold is a generic pointer whose metadata is a shared variable's, in
+  // generic addresses: made by cvta.shared from such a variable's address (onlyVariablesOf), or
+  // by mapa, copies and selects from such pointers.
+  bool sharedVariableMetadata(const std::string& reg) const {
+    std::unordered_set<std::string> seen;
+    std::vector<std::string> work{reg};
+    while (!work.empty()) {
+      std::string r = work.back();
+      work.pop_back();
+      if (!seen.insert(r).second) continue;
+      bool defined = false;
+      for (const auto& d : pa_.defs()) {
+        if (d.reg != r) continue;
+        defined = true;
+        if (d.kind == DefKind::Derived && d.spaceFromCvta && d.mapaRank.empty()) {
+          if (!(d.cvtaToGeneric && d.space == Space::Shared && onlyVariablesOf(Space::Shared, d.sources[0]))) return false;
+        } else if (d.kind == DefKind::Derived || d.kind == DefKind::Select) {
+          for (const auto& s : d.sources) {
+            if (s.empty()) return false;
+            work.push_back(s);
+          }
+        } else {
+          return false;
+        }
+      }
+      if (!defined) return false;
     }
     return true;
   }

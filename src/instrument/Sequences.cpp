@@ -92,11 +92,11 @@ std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to,
 }
 
 std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
-                         const std::string& g) {
-  return fmt::format("{g}{cvta} {tb}, {fb};\n{g}mov.b64 {ts}, {fs};\n{g}mov.b32 {tm}, {fm};\n", fmt::arg("g", g),
+                         const std::string& g, const std::string& rank) {
+  return fmt::format("{g}{cvta} {tb}, {fb}{rank};\n{g}mov.b64 {ts}, {fs};\n{g}mov.b32 {tm}, {fm};\n", fmt::arg("g", g),
                      fmt::arg("cvta", cvta), fmt::arg("tb", to.base), fmt::arg("fb", from.base),
-                     fmt::arg("ts", to.size), fmt::arg("fs", from.size), fmt::arg("tm", to.meta),
-                     fmt::arg("fm", from.meta));
+                     fmt::arg("rank", rank.empty() ? "" : ", " + rank), fmt::arg("ts", to.size),
+                     fmt::arg("fs", from.size), fmt::arg("tm", to.meta), fmt::arg("fm", from.meta));
 }
 
 namespace {
@@ -246,6 +246,24 @@ std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, 
                      fmt::arg("sym", symbol), fmt::arg("s", to.size), fmt::arg("size", size));
 }
 
+std::string mapaSharedBounds(const FunctionRegs& r, const SharedBoundsRegs& to, const SharedBoundsRegs& from,
+                             const std::string& rank, const std::string& guardPredicate, bool guardNegated) {
+  // q3: the mapa happened and the bounds are known.
+  std::string s = fmt::format("setp.ne.u32 {q3}, {fs}, 0xFFFFFFFF;\n", fmt::arg("q3", r.q(3)), fmt::arg("fs", from.size));
+  if (!guardPredicate.empty()) {
+    if (guardNegated)
+      s += fmt::format("not.pred {q2}, {p};\nand.pred {q3}, {q3}, {q2};\n", fmt::arg("q2", r.q(2)),
+                       fmt::arg("p", guardPredicate), fmt::arg("q3", r.q(3)));
+    else
+      s += fmt::format("and.pred {q3}, {q3}, {p};\n", fmt::arg("q3", r.q(3)), fmt::arg("p", guardPredicate));
+  }
+  std::string g = guardPrefix(guardPredicate, guardNegated);
+  return s + fmt::format(
+                 "{g}mov.u32 {ts}, {fs};\n{g}mov.u32 {tb}, {fb};\n@{q3} mapa.shared::cluster.u32 {tb}, {fb}, {rank};\n",
+                 fmt::arg("g", g), fmt::arg("ts", to.size), fmt::arg("fs", from.size), fmt::arg("tb", to.base),
+                 fmt::arg("fb", from.base), fmt::arg("q3", r.q(3)), fmt::arg("rank", rank));
+}
+
 std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& clamp, const std::string& g) {
   // size = end; base = end - total, or 0 where total > end (no reserved area below the first
   // variable); size = end - base.
@@ -310,6 +328,9 @@ std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const 
                      fmt::arg("offset", c.offset));
   s += sharedRangeViolation(r, m, c.size);
   s += guardViolation(r, guardPredicate, guardNegated);
+  if (c.lanes)
+    s += fmt::format("mov.u32 {u1}, %laneid;\nsetp.lt.u32 {q1}, {u1}, {lanes};\nand.pred {q0}, {q0}, {q1};\n",
+                     fmt::arg("u1", r.u(1)), fmt::arg("q1", r.q(1)), fmt::arg("q0", r.q(0)), fmt::arg("lanes", c.lanes));
   return s + fmt::format(
                  "@!{q0} bra {ok};\n"
                  "cvt.u64.u32 {t0}, {u0};\n"

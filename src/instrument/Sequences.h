@@ -44,9 +44,11 @@ std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, ui
 std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
                                   const std::string& guard);
 // Metadata of a window address (shared or const, from a variable's symbol) moved to the generic
-// address space with the pointer: `cvta` is the conversion ("cvta.shared.u64").
+// address space with the pointer: `cvta` is the conversion ("cvta.shared.u64"); or of a
+// generic pointer into a shared variable moved to another block of the cluster: `cvta` is
+// "mapa.u64" and `rank` the block's rank operand.
 std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
-                         const std::string& guard);
+                         const std::string& guard, const std::string& rank = "");
 // READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
 // through the shadow map by untagged address; then load the BST entry and decide the verdict
 // (freed allocation, temporal tag mismatch) that every access through this base will share.
@@ -74,6 +76,8 @@ struct CheckSite {
   // (Shared:) the bounds run from the dynamic shared memory's start to the end of a part of it
   // that starts at this register: the record's size carries it in its high half.
   std::string partStart;
+  // Only the lanes below this use their address (ldmatrix .x1/.x2): the others pass. 0: all.
+  unsigned lanes = 0;
 };
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated);
@@ -95,6 +99,11 @@ std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& cl
 // Bounds that pass every access (an address of unknown origin).
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& guard);
 std::string copySharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& from, const std::string& guard);
+// Bounds moved with `mapa.shared::cluster.u32 d, a, rank` to the same object in the block of
+// that rank (its shared memory has the same layout); unknown bounds stay unknown (mapa is not
+// run on them). `guardPredicate`/`guardNegated`: the mapa's own guard. Uses q2 and q3.
+std::string mapaSharedBounds(const FunctionRegs& r, const SharedBoundsRegs& to, const SharedBoundsRegs& from,
+                             const std::string& rank, const std::string& guardPredicate, bool guardNegated);
 std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& a, const SharedBoundsRegs& b,
                                const std::string& predicate, const std::string& guard);
 // The check before a shared access at `c.pointer`+`c.offset` (a 32-bit register, or a

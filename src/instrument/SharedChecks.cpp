@@ -73,7 +73,13 @@ class SharedChecks {
           // A cvta from the generic space (`__cvta_generic_to_shared`) makes a shared address
           // of unknown origin, bounded by the window; one to another window makes an address
           // no shared bounds describe.
-          if (!d.spaceFromCvta)
+          if (!d.mapaRank.empty())
+            after[d.statement] += d.mapaRank == d.reg  // (the rank is gone once the mapa has run)
+                                      ? unknownSharedBounds(to, g)
+                                      : mapaSharedBounds(fc_.regs, to, bounds_.at(d.sources[0]), d.mapaRank,
+                                                         in.guard ? in.guard->predicate : "",
+                                                         in.guard && in.guard->negated);
+          else if (!d.spaceFromCvta)
             after[d.statement] += copySharedBounds(to, bounds_.at(d.sources[0]), g);
           else if (d.space == Space::Shared && !d.cvtaToGeneric)
             after[d.statement] += windowOrUnknownBounds(to, g);
@@ -154,7 +160,8 @@ class SharedChecks {
                 "",
                 fc_.newLabel(),
                 a.addressSymbol.empty() && !reachedByObject(a),
-                partOf(a) ? partStarts_.at(*partOf(a)) : std::string()};
+                partOf(a) ? partStarts_.at(*partOf(a)) : std::string(),
+                a.access.lanes};
     text += sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
     fc_.addSite(std::move(site), a);
     return text;
@@ -176,7 +183,8 @@ class SharedChecks {
       const auto* in = std::get_if<Instruction>(&f.body[i]);
       for (; k < checked.size() && checked[k]->statement == i; ++k) {
         const AccessSite* a = checked[k];
-        if (a->addressRegister.empty()) {
+        // (An access whose address only some lanes use is checked on its own.)
+        if (a->addressRegister.empty() || a->access.lanes) {
           groups.push_back({a});
           continue;
         }
@@ -310,6 +318,16 @@ class SharedChecks {
     return name.empty() ? SymbolInfo{} : symbols_.at(name);
   }
 
+  // Every base reaching `a`, on every path, is a shared variable's symbol.
+  bool reachedOnlyByObjects(const AccessSite& a) const {
+    if (a.reachedByUndefined || a.reachingDefs.empty()) return false;
+    for (size_t d : a.reachingDefs) {
+      const PointerDef& def = pa_.defs()[d];
+      if (def.kind != DefKind::Base || def.origin != BaseOrigin::Symbol || !sharedVariable(def.symbol)) return false;
+    }
+    return true;
+  }
+
   // Some base reaching `a` is a shared variable's symbol (the others, if any, pass unchecked).
   bool reachedByObject(const AccessSite& a) const {
     for (size_t d : a.reachingDefs) {
@@ -341,7 +359,10 @@ class SharedChecks {
 
   std::string_view uncheckedReason(const AccessSite& a) const {
     if (!a.access.uncheckable.empty()) return a.access.uncheckable;
-    if (a.access.space == Space::SharedCluster) return "distributed shared memory (shared::cluster)";
+    // Another block's shared memory: only through an address made from a variable (possibly
+    // moved there by mapa) on every path; the window's bounds are this block's.
+    if (a.access.space == Space::SharedCluster && !reachedOnlyByObjects(a))
+      return "distributed shared memory (shared::cluster) through an address not made from a shared variable";
     if (!a.addressSymbol.empty())
       return sharedVariable(a.addressSymbol) ? "" : "[symbol+offset] of a shared variable of unknown size";
     if (a.addressRegister.empty()) return "absolute or computed shared address";

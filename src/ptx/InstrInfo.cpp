@@ -62,16 +62,22 @@ unsigned accessSize(const Instruction& in) {
   return vector * element;
 }
 
-// ldmatrix / stmatrix: each participating lane gives the address of one 16-byte row. With
-// .x1 and .x2 only lanes 0-7 / 0-15 do, and the others' address operands are ignored (may hold
-// anything), so only .x4, where every lane's address is used, can be checked per thread.
+// ldmatrix / stmatrix .m8n8: each participating lane gives the address of one 16-byte row:
+// with .x4 every lane, with .x1 and .x2 only lanes 0-7 / 0-15 (the others' address operands are
+// ignored and may hold anything, so their check is limited to those lanes). Other shapes
+// (.m16n16, .m8n16: sm_100) are left out.
 MemoryAccess matrixAccess(const Instruction& in, bool store) {
   MemoryAccess a;
   a.space = spaceOfModifiers(in);
   a.kind = store ? AccessKind::Write : AccessKind::Read;
   a.addressOperand = store ? 0 : 1;
   a.size = 16;
-  if (!in.hasModifier(".x4")) a.uncheckable = "ldmatrix/stmatrix .x1/.x2: only some lanes' addresses are used";
+  if (!in.hasModifier(".m8n8"))
+    a.uncheckable = "ldmatrix/stmatrix other than .m8n8: rows of another size";
+  else if (in.hasModifier(".x1"))
+    a.lanes = 8;
+  else if (in.hasModifier(".x2"))
+    a.lanes = 16;
   return a;
 }
 

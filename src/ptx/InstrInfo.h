@@ -27,6 +27,9 @@ struct MemoryAccess {
   unsigned addressOperand = 0;  // index of the [address] operand
   // Set when cucatch knows this accesses memory but cannot check it (yet): why.
   std::string_view uncheckable;
+  // Only the lanes below this give an address; the others' address operands are ignored and
+  // may hold anything (ldmatrix/stmatrix .x1: 8, .x2: 16). 0: every thread's address is used.
+  unsigned lanes = 0;
 };
 
 // The memory accesses an instruction makes: none, one, or two for an instruction that

@@ -397,6 +397,39 @@ $L2:
   CHECK(entry == std::vector<std::string>{"%r1", "%r9"});
 }
 
+TEST_CASE("mapa moves a shared variable's address into another block of the cluster", "[analysis]") {
+  auto a = analyse(R"(
+	mov.u32 %r1, tile;
+	mov.u32 %r2, %cluster_ctarank;
+	mapa.shared::cluster.u32 %r3, %r1, %r2;
+	ld.shared::cluster.u32 %r4, [%r3];
+	cvt.u64.u32 %rd1, %r1;
+	cvta.shared.u64 %rd2, %rd1;
+	mapa.u64 %rd3, %rd2, 1;
+	ld.u32 %r5, [%rd3];
+)",
+                   ".shared .align 4 .b8 tile[64];\n");
+  const PointerDef* narrow = nullptr;
+  const PointerDef* wide = nullptr;
+  for (const auto& d : a.pa->defs()) {
+    if (d.reg == "%r3") narrow = &d;
+    if (d.reg == "%rd3") wide = &d;
+  }
+  REQUIRE(narrow);
+  CHECK(narrow->kind == DefKind::Derived);
+  CHECK(narrow->sources == std::vector<std::string>{"%r1"});
+  CHECK(narrow->mapaRank == "%r2");
+  REQUIRE(wide);
+  CHECK(wide->mapaRank == "1");
+  CHECK(wide->space == Space::SharedCluster);
+  // Both accesses are reached by the variable's symbol through the mapa.
+  const AccessSite& cluster = a.access("ld.shared::cluster.u32");
+  CHECK(a.reaching(cluster) == std::vector<std::string>{"%r1:symbol"});
+  const AccessSite& generic = a.access("ld.u32");
+  CHECK(generic.pointerSpace == Space::SharedCluster);
+  CHECK(a.reaching(generic) == std::vector<std::string>{"%r1:symbol"});
+}
+
 TEST_CASE("dynamic shared parts: none in a device function, none with a single offset", "[analysis]") {
   auto parts = [](const std::string& header, const std::string& body) {
     auto a = analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 16 .b8 smem[];\n" +
