@@ -15,6 +15,7 @@
 #include "instrument/Unit.h"
 #include "ptx/IR.h"
 #include "ptx/InstrInfo.h"
+#include "runtime/cucatch_abi.h"
 
 namespace cucatch::instrument {
 
@@ -23,6 +24,10 @@ struct CheckOptions {
   // The module's PTX reads %dynamic_smem_size and %total_smem_size (4.1), which bound a shared
   // address of unknown origin by the block's shared window.
   bool sharedWindowKnown = false;
+  // The symbol of an unsized `.extern .shared` array, whose address is where the dynamic region
+  // starts: the module's own where it declares one (declaring one changes the layout: ptxas
+  // pads every kernel's static shared memory to 16 bytes), else CUCATCH_DYNAMIC_SMEM_SYMBOL.
+  std::string dynamicShared;
   // Check accesses to dynamic shared memory against the part the kernel carved
   // (analysis/SharedParts.h: a heuristic, off by default).
   bool dynamicSharedParts = false;
@@ -53,9 +58,12 @@ class FunctionChecks {
   Site newSite(const analysis::AccessSite& a) const;
   void addSite(Site site, const analysis::AccessSite& a);
   std::string newLabel() { return "$__cc_ok" + std::to_string(unit.nextLabel++); }
-  // The sequences that bound an address by the shared window (sharedWindowBounds) need the
-  // module to declare CUCATCH_DYNAMIC_SMEM_SYMBOL: call before adding one.
-  void useSharedWindow() { unit.usesSharedWindow = true; }
+  // The sequences that bound an address by the shared window (sharedWindowBounds) read an
+  // `extern __shared__` array's symbol; where it is cucatch's own, the module must declare it:
+  // call before adding one.
+  void useSharedWindow(const std::string& symbol) {
+    if (symbol == CUCATCH_DYNAMIC_SMEM_SYMBOL) unit.usesSharedWindow = true;
+  }
 
   // Adds the declarations, the prologue and the report block if any pass added a check, and
   // rebuilds the body. Call once, after every pass.

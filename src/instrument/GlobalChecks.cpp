@@ -100,7 +100,7 @@ class GlobalChecks {
         if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
           for (size_t d : a->reachingDefs)
             if (pa_.defs()[d].kind == DefKind::Base && pa_.defs()[d].origin != BaseOrigin::Symbol) windowBases.insert(d);
-    if (!windowBases.empty()) fc_.useSharedWindow();
+    if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
     // In a fixed order, so that the output does not depend on hashing.
@@ -172,7 +172,7 @@ class GlobalChecks {
               after[d.statement] += unknownMetadata(to, g);
           } else {
             bool window = windowBases.count(index) != 0;
-            after[d.statement] += readMetadata(regs, to, d.reg, g, window);
+            after[d.statement] += readMetadata(regs, to, d.reg, g, window ? fc_.options.dynamicShared : "");
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
           }

@@ -4,6 +4,7 @@
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
 #include "instrument/SharedChecks.h"
+#include "runtime/cucatch_abi.h"
 
 namespace cucatch::instrument {
 
@@ -19,6 +20,10 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.sharedWindowKnown =
       version && (version->major() > 4 || (version->major() == 4 && version->minor() >= 1));
   checkOptions.dynamicSharedParts = options.dynamicSharedParts;
+  checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
+  for (const auto& [name, info] : symbols)
+    if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))
+      checkOptions.dynamicShared = name;  // (the first by name, so that the output is stable)
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     FunctionChecks checks(*f, symbols, unit, checkOptions);

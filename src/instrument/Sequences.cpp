@@ -105,7 +105,7 @@ namespace {
 // in this block's shared window, the window's bounds as generic addresses instead. isspacep
 // alone is not trusted to mean "at most 4 GiB above the window's generic base": an address
 // that is not (another alias of the window) keeps what the walk found.
-std::string sharedWindowMetadata(const FunctionRegs& r) {
+std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynamicShared) {
   return fmt::format(
              "isspacep.shared {q2}, {t1};\n"
              "cvta.shared.u64 {t2}, 0;\n"
@@ -114,7 +114,7 @@ std::string sharedWindowMetadata(const FunctionRegs& r) {
              "and.pred {q2}, {q2}, {q3};\n",
              fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)),
              fmt::arg("t3", r.t(3))) +
-         sharedWindowBounds({r.u(3), r.u(2)}, r.q(3), guardPrefix(r.q(2), false)) +
+         sharedWindowBounds({r.u(3), r.u(2)}, dynamicShared, r.q(3), guardPrefix(r.q(2), false)) +
          fmt::format(
              "@{q2} cvt.u64.u32 {t6}, {u3};\n"
              "@{q2} add.s64 {t6}, {t6}, {t2};\n"
@@ -128,7 +128,7 @@ std::string sharedWindowMetadata(const FunctionRegs& r) {
 }  // namespace
 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
-                         const std::string& g, bool sharedWindow) {
+                         const std::string& g, const std::string& dynamicShared) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2..u4 decoded,
   // u5 verdict; q0 shadow walk (tags 0..15), q1 direct index (tags 16..255), q2/q3 verdicts.
@@ -195,7 +195,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("firstTemporal", abi::kFirstTemporalTag), fmt::arg("lastTemporal", abi::kLastTemporalTag),
       fmt::arg("tagMismatch", abi::kErrorTagMismatch), fmt::arg("useAfterFree", abi::kErrorUseAfterFree),
       fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
-      fmt::arg("window", sharedWindow ? sharedWindowMetadata(r) : std::string()));
+      fmt::arg("window", dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)));
 }
 
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
@@ -264,7 +264,8 @@ std::string mapaSharedBounds(const FunctionRegs& r, const SharedBoundsRegs& to, 
                  fmt::arg("fb", from.base), fmt::arg("q3", r.q(3)), fmt::arg("rank", rank));
 }
 
-std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& clamp, const std::string& g) {
+std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& dynamicShared, const std::string& clamp,
+                               const std::string& g) {
   // size = end; base = end - total, or 0 where total > end (no reserved area below the first
   // variable); size = end - base.
   return fmt::format(
@@ -277,7 +278,7 @@ std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& cl
       "{g}selp.b32 {b}, 0, {b}, {p};\n"
       "{g}sub.u32 {s}, {s}, {b};\n",
       fmt::arg("g", g), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("p", clamp),
-      fmt::arg("dynamic", CUCATCH_DYNAMIC_SMEM_SYMBOL));
+      fmt::arg("dynamic", dynamicShared));
 }
 
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& g) {

@@ -52,11 +52,12 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
 // READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
 // through the shadow map by untagged address; then load the BST entry and decide the verdict
 // (freed allocation, temporal tag mismatch) that every access through this base will share.
-// With `sharedWindow`, a pointer that isspacep.shared places in this block's shared window is
-// given the window's bounds instead (sharedWindowBounds, as generic addresses): a generic
-// pointer of unknown origin may point into shared memory, which no table describes.
+// With `dynamicShared` (an `extern __shared__` array's symbol), a pointer that isspacep.shared
+// places in this block's shared window is given the window's bounds instead
+// (sharedWindowBounds, as generic addresses): a generic pointer of unknown origin may point into
+// shared memory, which no table describes.
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
-                         const std::string& guard, bool sharedWindow = false);
+                         const std::string& guard, const std::string& dynamicShared = "");
 
 // SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
@@ -92,10 +93,12 @@ struct SharedBoundsRegs {
 std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,
                          const std::string& guard);
 // Bounds of the block's shared memory as this launch has it: from the end of the dynamic
-// region (CUCATCH_DYNAMIC_SMEM_SYMBOL + %dynamic_smem_size) back by %total_smem_size (static and
-// dynamic, rounded up to the allocation unit, so the start may lie a little before the first
-// variable), for a shared address of unknown origin. `clamp` is a scratch predicate. (PTX 4.1.)
-std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& clamp, const std::string& guard);
+// region (`dynamicShared`, an unsized `.extern .shared` array's symbol, + %dynamic_smem_size)
+// back by %total_smem_size (static and dynamic, rounded up to the allocation unit, so the start
+// may lie a little before the first variable), for a shared address of unknown origin. `clamp`
+// is a scratch predicate. (PTX 4.1.)
+std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& dynamicShared, const std::string& clamp,
+                               const std::string& guard);
 // Bounds that pass every access (an address of unknown origin).
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& guard);
 std::string copySharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& from, const std::string& guard);

@@ -304,8 +304,8 @@ class SharedChecks {
   // where the module's PTX can tell it (sharedWindowBounds), else unknown (passes).
   std::string windowOrUnknownBounds(const SharedBoundsRegs& to, const std::string& g) {
     if (!fc_.options.sharedWindowKnown) return unknownSharedBounds(to, g);
-    fc_.useSharedWindow();
-    return sharedWindowBounds(to, fc_.regs.q(3), g);
+    fc_.useSharedWindow(fc_.options.dynamicShared);
+    return sharedWindowBounds(to, fc_.options.dynamicShared, fc_.regs.q(3), g);
   }
 
   // The shared variable every base reaching `a` is made from, or "".
