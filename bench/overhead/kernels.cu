@@ -4,71 +4,26 @@
 //
 //   overhead [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]
 //
-// For each selected kernel (default: all): set up its inputs (untimed), launch it once to
-// warm up, then N times (default 20), each timed with a pair of CUDA events, and print
-// exactly one line on stdout:
-//
-//   BENCH <name> median_ms=<x> min_ms=<y> reps=<n> checksum=<c>
-//
-// The checksum is a 64-bit FNV-1a hash, computed on the host, of the bytes the kernel
-// wrote in its last run. Every kernel is deterministic (fixed grid sizes, no
-// order-dependent floating-point atomics), so the checksum must be identical across
-// builds, tools and devices. With --markers, "overhead: begin <name>" and
-// "overhead: end <name>" go to stderr around each kernel, so that anything a tool writes
-// to stderr in between can be attributed to the kernel. Exit status: 0, or 1 on a CUDA
-// error (reported on stderr) or bad usage.
+// Each kernel is timed with CUDA events and printed as one BENCH line (bench/common/
+// bench_main.cuh). The checksum is a 64-bit FNV-1a hash, computed on the host, of the bytes
+// the kernel wrote in its last run. Every kernel is deterministic (fixed grid sizes, no
+// order-dependent floating-point atomics), so the checksum must be identical across builds,
+// tools and devices.
 //
 // C++17, CUDA runtime only. Build: nvcc -arch=sm_90 -O3 -lineinfo -std=c++17 kernels.cu
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <memory>
-#include <string>
 #include <vector>
+
+#include "../common/bench_main.cuh"
 
 namespace overhead {
 
-// ---------------------------------------------------------------------------------------
-// Plumbing
-// ---------------------------------------------------------------------------------------
-
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t err_ = (call);                                                               \
-    if (err_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "overhead: CUDA error %s (%s) at %s:%d: %s\n",                    \
-                   cudaGetErrorName(err_), cudaGetErrorString(err_), __FILE__, __LINE__,     \
-                   #call);                                                                   \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
-
-#define CHECK_LAUNCH() CHECK(cudaGetLastError())
-
-uint64_t fnv1a(const void* data, size_t bytes, uint64_t h = 1469598103934665603ull) {
-  // Word-at-a-time FNV-1a (8 bytes per step) so hashing 256 MiB stays well under 0.1 s.
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  size_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 1099511628211ull;
-  }
-  for (; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
-template <typename T>
-uint64_t deviceHash(const T* dev, size_t count, uint64_t h = 1469598103934665603ull) {
-  std::vector<T> host(count);
-  CHECK(cudaMemcpy(host.data(), dev, count * sizeof(T), cudaMemcpyDeviceToHost));
-  return fnv1a(host.data(), count * sizeof(T), h);
-}
+using bench::Bench;
+using bench::deviceHash;
+using bench::fnv1a;
 
 // A cheap, deterministic per-index pseudo-random number (used by the init kernels).
 __host__ __device__ inline uint32_t mix32(uint32_t x) {
@@ -103,19 +58,6 @@ void fillUints(uint32_t* dev, size_t n, uint32_t seed) {
   initUints<<<1024, 256>>>(dev, n, seed);
   CHECK_LAUNCH();
 }
-
-// One benchmark: setup() allocates and fills inputs, run() launches the timed work (one
-// or more kernels on the default stream), checksum() hashes the result of the last run,
-// teardown() frees everything.
-struct Bench {
-  const char* name;
-  const char* stresses;
-  std::function<void()> setup;
-  std::function<void()> beforeRun;  // untimed, before every run (may be empty)
-  std::function<void()> run;
-  std::function<uint64_t()> checksum;
-  std::function<void()> teardown;
-};
 
 // ---------------------------------------------------------------------------------------
 // 1. saxpy: z = a*x + y over 64 Mi floats. Pure streaming, memory-bound; one check per
@@ -646,130 +588,6 @@ std::vector<Bench> allBenches() {
           makeHistogram(),    makeReduction(), makeStencilHalo(), makeBlockScan()};
 }
 
-void usage(FILE* f, const std::vector<Bench>& benches) {
-  std::fprintf(f,
-               "usage: overhead [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]\n"
-               "  --kernel   run only these kernels (repeatable; default: all, in this order)\n"
-               "  --reps     timed runs per kernel after one warm-up run (default 20, >= 1)\n"
-               "  --list     print the kernel names and what each stresses, then exit\n"
-               "  --markers  write 'overhead: begin/end NAME' to stderr around each kernel\n"
-               "kernels:");
-  for (const Bench& b : benches) std::fprintf(f, " %s", b.name);
-  std::fprintf(f, "\n");
-}
-
-double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (double(v[m - 1]) + double(v[m]));
-}
-
 }  // namespace overhead
 
-int main(int argc, char** argv) {
-  using namespace overhead;
-  std::vector<Bench> benches = allBenches();
-  std::vector<std::string> wanted;
-  long reps = 20;
-  bool markers = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string& flag) -> std::string {
-      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0)
-        return a.substr(flag.size() + 1);
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "overhead: %s needs a value\n", flag.c_str());
-        std::exit(1);
-      }
-      return argv[++i];
-    };
-    auto is = [&](const std::string& flag) {
-      return a == flag || a.compare(0, flag.size() + 1, flag + "=") == 0;
-    };
-    if (a == "-h" || a == "--help") {
-      usage(stdout, benches);
-      return 0;
-    } else if (a == "--list") {
-      for (const Bench& b : benches) std::printf("%-14s %s\n", b.name, b.stresses);
-      return 0;
-    } else if (a == "--markers") {
-      markers = true;
-    } else if (is("--kernel")) {
-      std::string list = value("--kernel");
-      size_t start = 0;
-      while (start <= list.size()) {
-        size_t comma = list.find(',', start);
-        if (comma == std::string::npos) comma = list.size();
-        if (comma > start) wanted.push_back(list.substr(start, comma - start));
-        start = comma + 1;
-      }
-    } else if (is("--reps")) {
-      std::string v = value("--reps");
-      char* end = nullptr;
-      reps = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || reps < 1 || reps > 1000000) {
-        std::fprintf(stderr, "overhead: --reps wants a whole number >= 1, not '%s'\n", v.c_str());
-        return 1;
-      }
-    } else {
-      std::fprintf(stderr, "overhead: unknown argument '%s'\n", a.c_str());
-      usage(stderr, benches);
-      return 1;
-    }
-  }
-
-  std::vector<const Bench*> selected;
-  if (wanted.empty()) {
-    for (const Bench& b : benches) selected.push_back(&b);
-  } else {
-    for (const std::string& w : wanted) {
-      auto it = std::find_if(benches.begin(), benches.end(),
-                             [&](const Bench& b) { return w == b.name; });
-      if (it == benches.end()) {
-        std::fprintf(stderr, "overhead: no kernel named '%s'\n", w.c_str());
-        usage(stderr, benches);
-        return 1;
-      }
-      selected.push_back(&*it);
-    }
-  }
-
-  CHECK(cudaSetDevice(0));
-  CHECK(cudaFree(nullptr));  // create the context before anything is timed
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-
-  for (const Bench* b : selected) {
-    if (markers) std::fprintf(stderr, "overhead: begin %s\n", b->name);
-    b->setup();
-    CHECK(cudaDeviceSynchronize());
-    if (b->beforeRun) b->beforeRun();
-    b->run();  // warm-up
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    times.reserve(size_t(reps));
-    for (long r = 0; r < reps; ++r) {
-      if (b->beforeRun) b->beforeRun();
-      CHECK(cudaEventRecord(start));
-      b->run();
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0.0f;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      times.push_back(ms);
-    }
-    CHECK(cudaDeviceSynchronize());
-    uint64_t sum = b->checksum();
-    b->teardown();
-    CHECK(cudaDeviceSynchronize());
-    std::printf("BENCH %s median_ms=%.4f min_ms=%.4f reps=%ld checksum=%016llx\n", b->name,
-                median(times), double(*std::min_element(times.begin(), times.end())), reps,
-                static_cast<unsigned long long>(sum));
-    std::fflush(stdout);
-    if (markers) std::fprintf(stderr, "overhead: end %s\n", b->name);
-  }
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return 0;
-}
+int main(int argc, char** argv) { return bench::benchMain(argc, argv, "overhead", overhead::allBenches()); }

@@ -3,9 +3,12 @@
 
 Runs, in this order, each as separate processes, --repeats times (default 3):
 
-  plain     DIR/overhead.plain     --reps N   (built with the real nvcc)
-  cucatch   DIR/overhead.cucatch   --reps N   (built with cucatch-nvcc)
-  memcheck  compute-sanitizer --tool memcheck DIR/overhead.plain --reps M
+  plain     DIR/PROGRAM.plain     --reps N   (built with the real nvcc)
+  cucatch   DIR/PROGRAM.cucatch   --reps N   (built with cucatch-nvcc)
+  memcheck  compute-sanitizer --tool memcheck DIR/PROGRAM.plain --reps M
+
+PROGRAM is overhead (bench/overhead: kernels, timed with CUDA events) unless --program says
+host (bench/host: launches, allocations and a Thrust sort, host-timed per operation).
 
 Each process prints one line per kernel,
   BENCH <name> median_ms=<x> min_ms=<y> reps=<n> checksum=<c>
@@ -273,7 +276,10 @@ def summarize(configs, runs_by_config, expected=()):
 
 
 def fmt_ms(v):
-    return "FAIL" if v is None else f"{v:.3f}"
+    if v is None:
+        return "FAIL"
+    # Host-path figures are microseconds: four significant digits below 1 ms.
+    return f"{v:.3f}" if v >= 1 else f"{v:.4g}"
 
 
 def fmt_x(v):
@@ -327,7 +333,10 @@ def render_table(configs, rows, summary):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin-dir", required=True,
-                    help="folder holding overhead.plain and overhead.cucatch")
+                    help="folder holding PROGRAM.plain and PROGRAM.cucatch")
+    ap.add_argument("--program", default="overhead",
+                    help="which benchmark program: overhead (kernels, default) or host (bench/host: "
+                         "launches, allocations, a Thrust sort; time per operation)")
     ap.add_argument("--reps", type=int, default=20, help="timed runs per kernel, plain and cucatch (20)")
     ap.add_argument("--sanitizer-reps", type=int, default=5,
                     help="timed runs per kernel under compute-sanitizer (5)")
@@ -341,12 +350,12 @@ def main(argv=None):
     if args.reps < 1 or args.sanitizer_reps < 1 or args.repeats < 1:
         ap.error("--reps, --sanitizer-reps and --repeats must be at least 1")
 
-    plain = os.path.join(args.bin_dir, "overhead.plain")
-    cucatch = os.path.join(args.bin_dir, "overhead.cucatch")
+    plain = os.path.join(args.bin_dir, f"{args.program}.plain")
+    cucatch = os.path.join(args.bin_dir, f"{args.program}.cucatch")
     for b in (plain, cucatch):
         if not os.access(b, os.X_OK):
             log(f"run.py: {b} is missing or not executable "
-                "(build it with `cmake --build <build> --target overhead-bench`)")
+                f"(build it with `cmake --build <build> --target {args.program}-bench`)")
             return 2
     commands = {"plain": [plain], "cucatch": [cucatch]}
     sanitizer = None

@@ -13,6 +13,8 @@ namespace cucatch::runtime {
 namespace {
 constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * sizeof(uint32_t);
 constexpr size_t kL1Entries = size_t(1) << abi::kShadowL1Bits;
+// 8192 BST entries a lap: the host waits for cucatch's stream once per that many changes.
+constexpr size_t kStagingBytes = 256 * 1024;
 }  // namespace
 
 CUresult Driver::check(CUresult r, const char* what) const {
@@ -46,6 +48,14 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   bool ok = true;
   auto step = [&](CUresult r, const char* what) { ok = ok && d.check(r, what) == CUDA_SUCCESS; };
   step(d.cuStreamCreate(&t->stream_, CU_STREAM_NON_BLOCKING), "creating cucatch's stream");
+  if (ok) step(d.cuEventCreate(&t->updated_, CU_EVENT_DISABLE_TIMING), "creating cucatch's update event");
+  if (ok) {
+    void* staging = nullptr;
+    step(d.cuMemHostAlloc(&staging, kStagingBytes, 0), "allocating cucatch's staging memory");
+    t->staging_ = static_cast<unsigned char*>(staging);
+    t->stagingBytes_ = kStagingBytes;
+  }
+  t->published_ = metadata.bst();
   t->bstCapacity_ = static_cast<uint32_t>(metadata.bst().size());
   size_t bstBytes = metadata.bst().size() * sizeof(abi::BstEntry);
   if (ok) step(d.cuMemAlloc(&t->bst_, bstBytes), "allocating the base & size table");
@@ -101,42 +111,97 @@ CUdeviceptr DeviceTables::secondLevelTable(uint64_t slot) {
 
 void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
                          const std::vector<ShadowMap::Write>& writes, Order order) {
-  // Made (and waited for) before cucatch's stream may be held up behind an event.
+  // Made (and waited for) before cucatch's streams may be held up behind an event.
   std::vector<CUdeviceptr> tables;
   for (const auto& w : writes) tables.push_back(secondLevelTable(w.l1Slot));
-  bool ordered = order.kind != Order::Now;
   CUstream target = order.kind == Order::InStream ? order.stream : stream_;
   if (order.kind == Order::AfterEvent) {
-    // On a stream of its own, which the host never waits for: cucatch's stream, which it does
-    // wait for, must not be held up behind the program's stream.
+    // On a stream of its own: the launches that wait for stream_'s event must not be held up
+    // behind the program's stream.
     if (!afterEventStream_)
       d_.check(d_.cuStreamCreate(&afterEventStream_, CU_STREAM_NON_BLOCKING), "creating cucatch's ordered stream");
     if (afterEventStream_ &&
         d_.check(d_.cuStreamWaitEvent(afterEventStream_, order.event, 0), "ordering a table update") == CUDA_SUCCESS)
       target = afterEventStream_;
     else
-      ordered = false;  // then at once: the host waits below
+      order.kind = Order::Deferred;  // then before the next launch
   }
-  // Ordered changes are memsets (no staging memory whose lifetime would have to follow the
-  // stream); the others copy from the host mirror and wait.
   for (size_t i = 0; i < writes.size(); ++i) {
     const auto& w = writes[i];
     if (tables[i])
       d_.check(d_.cuMemsetD32Async(tables[i] + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
   }
-  for (uint32_t index : entries) {
-    const abi::BstEntry& e = metadata.bst()[index];
-    CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
-    if (ordered) {
-      uint32_t words[sizeof(abi::BstEntry) / 4];
-      std::memcpy(words, &e, sizeof words);
-      for (unsigned k = 0; k < std::size(words); ++k)
-        d_.check(d_.cuMemsetD32Async(at + 4 * k, words[k], 1, target), "updating the base & size table");
-    } else {
-      d_.check(d_.cuMemcpyHtoDAsync(at, &e, sizeof e, target), "updating the base & size table");
+  if (order.kind == Order::Deferred) {
+    copyEntries(metadata, entries);
+  } else {
+    // Ordered changes are memsets of the words that change: their values are taken now (a
+    // captured stream replays them as they are), and no staging memory has to outlive a
+    // program's stream.
+    for (uint32_t index : entries) {
+      const abi::BstEntry& e = metadata.bst()[index];
+      uint32_t now[kWords], before[kWords];
+      std::memcpy(now, &e, sizeof now);
+      std::memcpy(before, &published_[index], sizeof before);
+      CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
+      for (unsigned k = 0; k < kWords; ++k)
+        if (now[k] != before[k])
+          d_.check(d_.cuMemsetD32Async(at + 4 * k, now[k], 1, target), "updating the base & size table");
+      published_[index] = e;
     }
   }
-  if (!ordered) d_.check(d_.cuStreamSynchronize(stream_), "updating the device tables");
+  if (order.kind == Order::Deferred &&
+      d_.check(d_.cuEventRecord(updated_, stream_), "recording a table update") == CUDA_SUCCESS)
+    updatesInFlight_ = true;
+  else if (order.kind == Order::Deferred)
+    d_.check(d_.cuStreamSynchronize(stream_), "updating the device tables");  // no event: the host waits
+}
+
+void DeviceTables::copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries) {
+  // Runs of consecutive indices, one copy each, from a snapshot in the staging ring.
+  for (size_t i = 0; i < entries.size();) {
+    size_t j = i + 1;
+    while (j < entries.size() && entries[j] == entries[j - 1] + 1) ++j;
+    const uint32_t first = entries[i];
+    size_t bytes = (j - i) * sizeof(abi::BstEntry);
+    if (bytes > stagingBytes_) {
+      j = i + stagingBytes_ / sizeof(abi::BstEntry);
+      bytes = stagingBytes_;
+    }
+    if (stagingUsed_ + bytes > stagingBytes_) {
+      // A new lap: every copy reading the ring is on stream_ (this call's too).
+      d_.check(d_.cuStreamSynchronize(stream_), "reusing cucatch's staging memory");
+      stagingUsed_ = 0;
+    }
+    unsigned char* snapshot = staging_ + stagingUsed_;
+    std::memcpy(snapshot, &metadata.bst()[first], bytes);
+    std::memcpy(&published_[first], snapshot, bytes);
+    stagingUsed_ += bytes;
+    d_.check(d_.cuMemcpyHtoDAsync(bst_ + uint64_t(first) * sizeof(abi::BstEntry), snapshot, bytes, stream_),
+             "updating the base & size table");
+    i = j;
+  }
+}
+
+void DeviceTables::orderAfterUpdates(CUstream stream) {
+  if (!updatesInFlight_) return;
+  CUresult done = d_.cuEventQuery(updated_);
+  if (done != CUDA_ERROR_NOT_READY) {
+    updatesInFlight_ = false;  // finished, or the context failed and runs nothing more
+    return;
+  }
+  // 0 is the legacy default stream, or (from a _ptsz entry point) the thread's per-thread
+  // default stream, which is a blocking stream: its work waits for the legacy stream's anyway.
+  CUstream target = stream ? stream : CU_STREAM_LEGACY;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult asked = d_.cuStreamIsCapturing(target, &capturing);
+  if (asked == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE) return;
+  // Where the stream cannot be asked or made to wait, the host waits.
+  if (asked != CUDA_SUCCESS || d_.cuStreamWaitEvent(target, updated_, 0) != CUDA_SUCCESS) finishUpdates();
+}
+
+void DeviceTables::finishUpdates() {
+  if (updatesInFlight_) d_.check(d_.cuEventSynchronize(updated_), "waiting for cucatch's table updates");
+  updatesInFlight_ = false;
 }
 
 abi::ModuleState DeviceTables::moduleState(uint32_t flags) const {

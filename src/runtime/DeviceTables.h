@@ -27,18 +27,28 @@ class DeviceTables {
 
   // How a change reaches this context's tables.
   struct Order {
-    enum Kind { Now, InStream, AfterEvent } kind = Now;
+    enum Kind { Deferred, InStream, AfterEvent } kind = Deferred;
     CUstream stream = nullptr;  // InStream: the program's stream (of this context; 0 is the legacy one)
     CUevent event = nullptr;    // AfterEvent: recorded at that point of a stream (any context)
   };
   // Brings the device copy up to date with the BST entries `entries` and the shadow writes
-  // `writes` (taken once from `metadata`, applied to every context): Now on cucatch's stream,
-  // the host waiting for it; InStream enqueued in the program's stream; AfterEvent enqueued on
-  // a second cucatch stream, which waits for the event and which the host never waits for.
-  // Second-level tables a write needs are made first, before anything waits. This context
-  // must be current.
+  // `writes` (taken once from `metadata`, applied to every context). Deferred: enqueued on
+  // cucatch's stream, and the next launch in this context waits for it (orderAfterUpdates), never
+  // the host; InStream: enqueued in the program's stream; AfterEvent: enqueued on a second
+  // cucatch stream, which waits for the event and which the host never waits for. Second-level
+  // tables a write needs are made first. This context must be current.
   void apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
              const std::vector<ShadowMap::Write>& writes, Order order);
+  // Orders work the program enqueues next in `stream` (a launch, a stream-ordered update) after every Deferred update
+  // so far, without blocking the host: nothing once the updates are known to have finished, a
+  // wait on cucatch's event otherwise. A stream being captured is left alone (its graph waits
+  // when it is launched: orderAfterUpdates on the launch's stream). The thread's capture mode
+  // must be relaxed.
+  void orderAfterUpdates(CUstream stream);
+  // Whether a Deferred update may still be in flight (orderAfterUpdates has something to do).
+  bool updatesInFlight() const { return updatesInFlight_; }
+  // Blocks the host until every update so far reached this context's tables.
+  void finishUpdates();
 
   // The runtime state an instrumented module of this context reads (__cucatch_state).
   abi::ModuleState moduleState(uint32_t flags) const;
@@ -58,6 +68,9 @@ class DeviceTables {
   // The device second-level table of first-level slot `slot`, made (zeroed and linked) on
   // first use; 0 when the allocation failed.
   CUdeviceptr secondLevelTable(uint64_t slot);
+  // Deferred BST updates: copies from the staging ring on stream_.
+  void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
+  static constexpr unsigned kWords = sizeof(abi::BstEntry) / 4;
 
   const Driver& d_;
   CUcontext context_ = nullptr;
@@ -66,6 +79,16 @@ class DeviceTables {
   bool primary_ = false;
   CUstream stream_ = nullptr;
   CUstream afterEventStream_ = nullptr;  // made on the first AfterEvent change
+  // Recorded on stream_ after every Deferred update; launches wait for it while in flight.
+  CUevent updated_ = nullptr;
+  bool updatesInFlight_ = false;
+  // Pinned host memory the Deferred BST copies read from, used as a ring: a copy from
+  // pageable memory could make the host wait for stream_. A lap waits for `updated_`.
+  unsigned char* staging_ = nullptr;
+  size_t stagingBytes_ = 0, stagingUsed_ = 0;
+  // The BST as this context's device copy holds it once every update so far is applied: an
+  // ordered update writes only the words that change (a free changes one).
+  std::vector<abi::BstEntry> published_;
   CUdeviceptr bst_ = 0, l1_ = 0, zeroTable_ = 0;
   uint32_t bstCapacity_ = 0;
   std::unordered_map<uint64_t, CUdeviceptr> l2_;

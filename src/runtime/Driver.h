@@ -15,7 +15,8 @@ struct Driver {
   X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuKernelGetParamInfo)    \
   X(cuFuncGetAttribute) X(cuCtxGetId) X(cuCtxPushCurrent) X(cuCtxPopCurrent)   \
   X(cuEventCreate) X(cuEventRecord) X(cuEventDestroy) X(cuStreamWaitEvent) X(cuStreamIsCapturing) \
-  X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)
+  X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuMemHostAlloc)    \
+  X(cuEventQuery) X(cuEventSynchronize)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE

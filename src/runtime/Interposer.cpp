@@ -199,7 +199,7 @@ HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned g
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
   rebindNewObjects();
-  rt().launching(f, params, extra, scratch, "cuLaunchKernel");
+  rt().launching(f, stream, params, extra, scratch, "cuLaunchKernel");
   CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
   if (r != CUDA_SUCCESS) {
     const unsigned block[3] = {bx, by, bz};
@@ -210,7 +210,7 @@ HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned g
 HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   LaunchArguments scratch;
   rebindNewObjects();
-  rt().launching(f, params, extra, scratch, "cuLaunchKernelEx");
+  rt().launching(f, config ? config->hStream : nullptr, params, extra, scratch, "cuLaunchKernelEx");
   // Launch attributes may name an address: the access policy window.
   CUlaunchConfig copy;
   std::vector<CUlaunchAttribute> attributes;
@@ -235,7 +235,7 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
   LaunchArguments scratch;
   void** extra = nullptr;
   rebindNewObjects();
-  rt().launching(f, params, extra, scratch, "cuLaunchCooperativeKernel");
+  rt().launching(f, stream, params, extra, scratch, "cuLaunchCooperativeKernel");
   CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params);
   if (r != CUDA_SUCCESS) {
     const unsigned block[3] = {bx, by, bz};
@@ -250,9 +250,17 @@ HOOK(cuLaunchCooperativeKernelMultiDevice)(Fn real, CUDA_LAUNCH_PARAMS* list, un
   std::vector<LaunchArguments> scratch(copy.size());
   for (size_t i = 0; i < copy.size(); ++i) {
     void** extra = nullptr;
-    rt().launching(copy[i].function, copy[i].kernelParams, extra, scratch[i], "cuLaunchCooperativeKernelMultiDevice");
+    rt().launching(copy[i].function, std::nullopt, copy[i].kernelParams, extra, scratch[i],
+                   "cuLaunchCooperativeKernelMultiDevice");
   }
+  rt().finishUpdates();  // one stream per device: the host waits for the table updates instead
   return rt().after(real(list ? copy.data() : list, devices, flags));
+}};
+
+// A graph's kernels read the tables when it runs: it waits for the updates made so far.
+HOOK(cuGraphLaunch)(Fn real, CUgraphExec exec, CUstream stream) {
+  rt().graphLaunching(stream);
+  return rt().after(real(exec, stream));
 }};
 
 // Graph kernel nodes copy their arguments when they are made: untag them there, then call
@@ -265,7 +273,7 @@ CUresult withKernelNode(Real real, const Params* p, Leading... leading) {
   void* handle = copy.func;
   if constexpr (requires { copy.kern; })
     if (!handle) handle = copy.kern;
-  if (handle) rt().launching(handle, copy.kernelParams, copy.extra, scratch, "a graph kernel node");
+  if (handle) rt().launching(handle, std::nullopt, copy.kernelParams, copy.extra, scratch, "a graph kernel node");
   return rt().after(real(leading..., &copy));
 }
 HOOK_SINCE(cuGraphAddKernelNode, 12000)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
@@ -632,7 +640,7 @@ CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
   switch (c.type) {
     case CU_GRAPH_NODE_TYPE_KERNEL: {
       void* handle = c.kernel.func ? static_cast<void*>(c.kernel.func) : static_cast<void*>(c.kernel.kern);
-      if (handle) rt().launching(handle, c.kernel.kernelParams, c.kernel.extra, scratch, "a graph kernel node");
+      if (handle) rt().launching(handle, std::nullopt, c.kernel.kernelParams, c.kernel.extra, scratch, "a graph kernel node");
       break;
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY:
@@ -811,7 +819,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
 #define CUCATCH_HOOKS(X)                                                                            \
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
-  X(cuLibraryGetKernel) X(cuGetExportTable) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

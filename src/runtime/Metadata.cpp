@@ -6,29 +6,60 @@ namespace cucatch::runtime {
 
 // ----------------------------------------------------------------------------- shadow map
 
-void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
+namespace {
+// Calls fn(slot, first, count) for the granules [base, base + size) covers, one run per
+// second-level table, as far as the device walk reaches.
+template <class Fn>
+void forEachTableRun(uint64_t base, uint64_t size, Fn fn) {
   if (size == 0) return;
   uint64_t first = untag(base) >> abi::kShadowGranuleShift;
   uint64_t last = (untag(base) + size - 1) >> abi::kShadowGranuleShift;
-  for (uint64_t g = first; g <= last; ++g) {
+  for (uint64_t g = first; g <= last;) {
     uint64_t slot = g >> abi::kShadowL2Bits;
-    if (slot >= kL1Entries) return;  // beyond what the device walk covers
+    if (slot >= ShadowMap::kL1Entries) return;
+    uint64_t runLast = std::min(last, ((slot + 1) << abi::kShadowL2Bits) - 1);
+    fn(slot, static_cast<uint32_t>(g & (ShadowMap::kL2Entries - 1)), static_cast<uint32_t>(runLast - g + 1));
+    g = runLast + 1;
+  }
+}
+}  // namespace
+
+void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
+  // A large allocation is a fill per table, not a loop of lookups.
+  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
     auto it = tables_.find(slot);
     if (it == tables_.end()) {
-      if (index == 0) {  // unmapping something never mapped: nothing to do in this table
-        g = ((slot + 1) << abi::kShadowL2Bits) - 1;
-        continue;
-      }
+      if (index == 0) return;  // unmapping something never mapped: nothing to do in this table
       it = tables_.emplace(slot, std::vector<uint32_t>(kL2Entries, 0)).first;
     }
-    uint32_t within = static_cast<uint32_t>(g & (kL2Entries - 1));
-    it->second[within] = index;
-    if (!writes_.empty() && writes_.back().l1Slot == slot && writes_.back().value == index &&
-        writes_.back().first + writes_.back().count == within)
-      ++writes_.back().count;
-    else
-      writes_.push_back(Write{slot, within, 1, index});
-  }
+    std::fill_n(it->second.begin() + first, count, index);
+    recordWrite(slot, first, count, index);
+  });
+}
+
+void ShadowMap::unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index) {
+  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
+    auto it = tables_.find(slot);
+    if (it == tables_.end()) return;
+    std::vector<uint32_t>& t = it->second;
+    for (uint32_t k = first, end = first + count; k < end;) {
+      if (t[k] != index) {
+        ++k;
+        continue;
+      }
+      uint32_t start = k;
+      while (k < end && t[k] == index) t[k++] = 0;
+      recordWrite(slot, start, k - start, 0);
+    }
+  });
+}
+
+void ShadowMap::recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint32_t value) {
+  if (!writes_.empty() && writes_.back().l1Slot == slot && writes_.back().value == value &&
+      writes_.back().first + writes_.back().count == first)
+    writes_.back().count += count;
+  else
+    writes_.push_back(Write{slot, first, count, value});
 }
 
 uint32_t ShadowMap::lookup(uint64_t address) const {
@@ -122,8 +153,7 @@ uint32_t Metadata::takeIndex(bool direct) {
         auto old = byBase_.find(it->second);
         if (old != byBase_.end() && old->second.bstIndex == i) {
           Allocation& a = old->second;
-          for (uint64_t g = a.base; g < a.base + a.size + config_.padding; g += ShadowMap::kGranule)
-            if (shadow_.lookup(g) == i) shadow_.map(g, 1, 0);
+          shadow_.unmapWhereMapped(a.base, a.size + config_.padding, i);
           a.bstIndex = 0;
         }
       }

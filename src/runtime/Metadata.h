@@ -34,6 +34,8 @@ class ShadowMap {
 
   // Maps every granule that [base, base + size) touches to `index` (0 unmaps).
   void map(uint64_t base, uint64_t size, uint32_t index);
+  // Unmaps the granules of [base, base + size) that map to `index` (and leaves the others).
+  void unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index);
   // What the device walk finds for an untagged address: 0 when nothing is mapped there.
   uint32_t lookup(uint64_t address) const;
 
@@ -53,6 +55,8 @@ class ShadowMap {
   size_t tables() const { return tables_.size(); }
 
  private:
+  // Appends a write, extending the last one where it continues it.
+  void recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint32_t value);
   std::unordered_map<uint64_t, std::vector<uint32_t>> tables_;
   std::vector<Write> writes_;
 };

@@ -169,7 +169,7 @@ void Runtime::primaryContextEnded(CUdevice device) {
   dropTables([&](const DeviceTables& t) { return t.primary() && t.device() == device; });
 }
 
-void Runtime::publish(CUstream stream, bool streamOrdered, bool freeing) {
+void Runtime::flushUpdates() {
   auto entries = metadata_->takeDirtyEntries();
   auto writes = metadata_->shadow().takeWrites();
   if (entries.empty() && writes.empty()) return;
@@ -183,14 +183,29 @@ void Runtime::publish(CUstream stream, bool streamOrdered, bool freeing) {
   });
   CUstreamCaptureMode saved;
   relaxCapture(saved);
+  for (auto& [id, tables] : contexts_) {
+    if (!tables) continue;
+    ContextScope scope(d_, tables->context());
+    tables->apply(*metadata_, entries, writes, {});
+  }
+  restoreCapture(saved);
+}
+
+void Runtime::publishInStream(CUstream stream, bool freeing) {
+  auto entries = metadata_->takeDirtyEntries();
+  auto writes = metadata_->shadow().takeWrites();
+  if (entries.empty() && writes.empty()) return;
+  DeviceTables* here = current_;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
   using Order = DeviceTables::Order;
-  if (here)
-    here->apply(*metadata_, entries, writes, streamOrdered ? Order{Order::InStream, stream} : Order{});
+  if (here) here->apply(*metadata_, entries, writes, Order{Order::InStream, stream});
   // A stream-ordered free reaches other contexts at its point of the stream, through an event
-  // (at once while the stream is being captured: a capture cannot be waited on from outside).
+  // (before their next launch while the stream is being captured: a capture cannot be waited
+  // on from outside); an allocation before their next launch.
   CUevent point = nullptr;
   bool others = contexts_.size() > (here ? 1u : 0u);
-  if (others && streamOrdered && freeing) {
+  if (others && freeing) {
     CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
     d_.cuStreamIsCapturing(stream, &capturing);
     if (capturing == CU_STREAM_CAPTURE_STATUS_NONE &&
@@ -207,19 +222,48 @@ void Runtime::publish(CUstream stream, bool streamOrdered, bool freeing) {
   restoreCapture(saved);
 }
 
+void Runtime::orderAfterUpdates(CUstream stream) {
+  flushUpdates();
+  if (!current_ || !current_->updatesInFlight()) return;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  current_->orderAfterUpdates(stream);
+  restoreCapture(saved);
+}
+
+void Runtime::graphLaunching(CUstream stream) {
+  std::lock_guard lock(mutex_);
+  if (ensureDevice()) orderAfterUpdates(stream);
+}
+
+void Runtime::finishUpdates() {
+  std::lock_guard lock(mutex_);
+  if (!ensureDevice()) return;
+  flushUpdates();
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  for (auto& [id, tables] : contexts_) {
+    if (!tables || !tables->updatesInFlight()) continue;
+    ContextScope scope(d_, tables->context());
+    tables->finishUpdates();
+  }
+  restoreCapture(saved);
+}
+
 // ------------------------------------------------------------------------------ allocations
 
 namespace {
 
-// Whether `fbase` (an object's load address, from dladdr) is libcucatch's: its frames are not
-// the program's.
-bool isCucatch(const void* fbase) {
-  static const void* self = [] {
-    Dl_info info{};
-    dladdr(reinterpret_cast<void*>(&Runtime::get), &info);
-    return info.dli_fbase;
+// Whether `frame` is in libcucatch: its frames are not the program's. (_dl_find_object takes
+// no lock and no symbol lookup, unlike dladdr: it runs for every frame of every allocation.)
+bool isCucatch(const void* frame) {
+  static const std::pair<uintptr_t, uintptr_t> self = [] {
+    dl_find_object o{};
+    if (_dl_find_object(reinterpret_cast<void*>(&Runtime::get), &o) != 0) return std::pair<uintptr_t, uintptr_t>{0, 0};
+    return std::pair{reinterpret_cast<uintptr_t>(o.dlfo_map_start), reinterpret_cast<uintptr_t>(o.dlfo_map_end)};
   }();
-  return fbase == self;
+  auto a = reinterpret_cast<uintptr_t>(frame);
+  return a >= self.first && a < self.second;
 }
 
 }  // namespace
@@ -234,11 +278,8 @@ std::vector<void*> Runtime::callStack(size_t atLeast) const {
 
 Backtrace Runtime::backtrace(const std::vector<void*>& stack) const {
   Backtrace out;
-  for (size_t i = 0; i < stack.size() && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i) {
-    Dl_info info{};
-    if (dladdr(stack[i], &info) && isCucatch(info.dli_fbase)) continue;
-    out.push_back(reinterpret_cast<uintptr_t>(stack[i]));
-  }
+  for (size_t i = 0; i < stack.size() && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i)
+    if (!isCucatch(stack[i])) out.push_back(reinterpret_cast<uintptr_t>(stack[i]));
   return out;
 }
 
@@ -285,21 +326,28 @@ bool Runtime::allocatedByLibrary(const std::vector<void*>& stack) {
   // The first frame outside libcucatch, libcuda and the shared CUDA runtime is the code that
   // asked for the memory (the static CUDA runtime is part of the object that links it).
   for (void* frame : stack) {
-    Dl_info info{};
-    link_map* map = nullptr;
-    if (!dladdr1(frame, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) || !map) continue;
-    if (isCucatch(info.dli_fbase)) continue;
-    std::string_view file = info.dli_fname ? info.dli_fname : "";
-    if (file.find("libcuda.so") != std::string_view::npos || file.find("libcudart.so") != std::string_view::npos)
-      continue;
-    // The program itself, and code built by cucatch-nvcc, get tagged pointers. (Keyed by where
-    // and what the object is: a link map may be reused after an unload.)
-    std::string key = fmt::format("{}@{}", file, info.dli_fbase);
+    if (isCucatch(frame)) continue;
+    dl_find_object o{};
+    if (_dl_find_object(frame, &o) != 0 || !o.dlfo_link_map) continue;
+    const link_map* map = o.dlfo_link_map;
+    // Decided once per object. (Keyed by where and what the object is: a link map may be
+    // reused after an unload.)
     std::lock_guard lock(objectsMutex_);
-    auto known = objectIsLibrary_.find(key);
-    if (known == objectIsLibrary_.end())
-      known = objectIsLibrary_.emplace(key, map->l_name && map->l_name[0] && !linksCucatch(map)).first;
-    return known->second;
+    auto key = std::make_pair(reinterpret_cast<uintptr_t>(o.dlfo_map_start), static_cast<const void*>(map));
+    auto known = objectOrigin_.find(key);
+    if (known == objectOrigin_.end()) {
+      std::string_view file = map->l_name ? map->l_name : "";
+      ObjectOrigin origin = file.find("libcuda.so") != std::string_view::npos ||
+                                    file.find("libcudart.so") != std::string_view::npos
+                                ? ObjectOrigin::Cuda
+                            // The program itself (no name), and code built by cucatch-nvcc, get
+                            // tagged pointers.
+                            : !file.empty() && !linksCucatch(map) ? ObjectOrigin::Library
+                                                                  : ObjectOrigin::Program;
+      known = objectOrigin_.emplace(key, origin).first;
+    }
+    if (known->second == ObjectOrigin::Cuda) continue;
+    return known->second == ObjectOrigin::Library;
   }
   return false;
 }
@@ -314,9 +362,12 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   Backtrace at = backtrace(stack);
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
+  // An ordinary allocation reaches the device before the next launch (flushUpdates). A
+  // stream-ordered one goes into its stream's order, behind what is pending.
+  if (streamOrdered) orderAfterUpdates(stream);
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
-  publish(stream, streamOrdered, false);
-  log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
+  if (streamOrdered) publishInStream(stream, false);
+  if (options_.debug) log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
 }
 
@@ -343,6 +394,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
   ensureDevice();  // the tables of the context freeing it, if it has any (all are updated)
+  if (streamOrdered) orderAfterUpdates(stream);
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;
@@ -359,8 +411,10 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
     metadata_->undoFree(real);
   }
-  publish(stream, streamOrdered, true);
-  log(fmt::format("free of {:#x}", pointer));
+  // An ordinary free reaches the device before the next launch, which is after the real free
+  // returned; a stream-ordered one at its point of the stream.
+  if (streamOrdered) publishInStream(stream, true);
+  if (options_.debug) log(fmt::format("free of {:#x}", pointer));
   return result;
 }
 
@@ -583,10 +637,11 @@ const std::string& Runtime::kernelName(CUfunction f) {
   return name->second;
 }
 
-void Runtime::launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api) {
+void Runtime::launching(void* function, std::optional<CUstream> stream, void**& params, void**& extra,
+                        LaunchArguments& scratch, const char* api) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
-  publish(nullptr, false, false);
+  if (stream) orderAfterUpdates(*stream);
   CUfunction f = nullptr;
   bool instrumented = false;
   Module* m = moduleOf(function, f, instrumented);

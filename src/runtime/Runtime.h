@@ -61,7 +61,15 @@ class Runtime {
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for
   // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the
   // caller launches with the returned params/extra.
-  void launching(void* function, void**& params, void**& extra, LaunchArguments& scratch, const char* api);
+  // `stream` is the launch's (none for a graph kernel node): the launch is ordered after the
+  // table updates so far (see flushUpdates).
+  void launching(void* function, std::optional<CUstream> stream, void**& params, void**& extra,
+                 LaunchArguments& scratch, const char* api);
+  // A graph launch in `stream`: its kernels run after the table updates so far.
+  void graphLaunching(CUstream stream);
+  // Blocks the host until every table update so far reached every context's tables (for
+  // launches whose streams are not followed one by one).
+  void finishUpdates();
   // A launch of `function` with `threads` per block that the driver refused: if the kernel is
   // one cucatch instrumented and the refusal is about resources, says so (registers with and
   // without instrumentation), since the original may have launched.
@@ -115,11 +123,16 @@ class Runtime {
   std::vector<void*> callStack(size_t atLeast) const;
   // The program's frames of `stack` (libcucatch's own dropped), at most the backtrace depth.
   Backtrace backtrace(const std::vector<void*>& stack) const;
-  // Brings every context's tables up to date with the metadata: now, or for a stream-ordered
-  // change in `stream`'s order. Other contexts take a stream-ordered free at that point of the
-  // stream (through an event), and anything else now: an allocation must be there before any
-  // kernel the program orders after it.
-  void publish(CUstream stream, bool streamOrdered, bool freeing);
+  // Table updates. Host changes reach the device as a list of writes taken from the metadata.
+  // Ordinary allocations and frees are flushed at the next launch, on cucatch's stream of
+  // every context, and the launch waits for them there (orderAfterUpdates): the host never
+  // waits. A stream-ordered change first orders its stream after what is pending, then goes
+  // into that stream (publishInStream), so kernels ahead of a cuMemFreeAsync still see the
+  // memory live; other contexts take a stream-ordered free at that point of the stream (an
+  // event) and an allocation before their next launch.
+  void flushUpdates();
+  void orderAfterUpdates(CUstream stream);  // flushUpdates, then `stream` waits for this context's updates
+  void publishInStream(CUstream stream, bool freeing);
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
@@ -174,7 +187,14 @@ class Runtime {
   std::unordered_map<InContext<void*>, std::vector<std::pair<size_t, size_t>>, InContextHash> paramLayout_;  // by launch handle
 
   std::mutex objectsMutex_;
-  std::unordered_map<std::string, bool> objectIsLibrary_;  // by object path and address
+  // Who a loaded object is, for allocatedByLibrary: by its start address and link map.
+  enum class ObjectOrigin { Program, Library, Cuda };
+  struct PairHash {
+    size_t operator()(const std::pair<uintptr_t, const void*>& k) const {
+      return std::hash<uintptr_t>()(k.first) * 31 + std::hash<const void*>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<uintptr_t, const void*>, ObjectOrigin, PairHash> objectOrigin_;
   std::unordered_map<std::string, ElfSymbols> elfSymbols_;  // by file, read at the first report that needs it
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;

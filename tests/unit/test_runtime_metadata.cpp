@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -239,4 +240,56 @@ TEST_CASE("a free the driver refused can be taken back", "[runtime]") {
   CHECK(m.deviceView(p).verdict == 0);
   CHECK(m.find(untag(p))->live);
   CHECK(m.onFree(p).status == FreeStatus::Ok);  // and it can be freed again
+}
+
+TEST_CASE("an allocation's shadow writes are one run per second-level table", "[runtime]") {
+  Metadata m;
+  m.shadow().takeWrites();
+  // 40 MiB from 1 MiB before a second-level table's end: the rest of that table, all of the
+  // next one (32 MiB each), 7 MiB of the one after; the padding continues the last run.
+  uint64_t slotBytes = uint64_t(1) << abi::kShadowL1Shift;
+  uint64_t base = (deviceAddress(0) | (slotBytes - 1)) + 1 - kMB;
+  uint64_t p = m.onAllocate(base, 40 * kMB, MemoryKind::Device);
+  uint64_t slot = base >> abi::kShadowL1Shift;
+  uint32_t granulesPerMB = kMB >> abi::kShadowGranuleShift;
+  auto first = static_cast<uint32_t>(ShadowMap::kL2Entries - granulesPerMB);
+  CHECK(m.shadow().takeWrites() == std::vector<ShadowMap::Write>{
+                                       {slot, first, granulesPerMB, tagOf(p)},
+                                       {slot + 1, 0, static_cast<uint32_t>(ShadowMap::kL2Entries), tagOf(p)},
+                                       {slot + 2, 0, 7 * granulesPerMB + 1, tagOf(p)}});
+}
+
+TEST_CASE("shadow writes taken in batches rebuild the host mirror exactly", "[runtime]") {
+  // The device tables apply the writes taken since the last flush, in order (DeviceTables::
+  // apply): whatever the batching, the device copy must end up equal to the host mirror. A
+  // small table makes freed entries come back, so stale mappings are unmapped too.
+  Metadata m(MetadataConfig{.bstCapacity = 512});
+  std::map<uint64_t, std::vector<uint32_t>> device;
+  auto flush = [&] {
+    for (const auto& w : m.shadow().takeWrites()) {
+      auto& t = device[w.l1Slot];
+      if (t.empty()) t.assign(ShadowMap::kL2Entries, 0);
+      std::fill_n(t.begin() + w.first, w.count, w.value);
+    }
+  };
+  std::mt19937 rng(11);
+  std::vector<uint64_t> live;
+  int next = 0;
+  for (int step = 0; step < 3000; ++step) {
+    if (live.empty() || rng() % 2) {
+      uint64_t size = rng() % 3 ? 32 + rng() % 5000 : kMB + rng() % (9 * kMB);
+      live.push_back(m.onAllocate(deviceAddress(next++ % 1500), size, MemoryKind::Device));
+    } else {
+      size_t k = rng() % live.size();
+      REQUIRE(m.onFree(live[k]).status == FreeStatus::Ok);
+      live.erase(live.begin() + k);
+    }
+    if (rng() % 7 == 0) flush();
+  }
+  flush();
+  for (uint64_t slot : m.shadow().slots()) {
+    INFO("second-level table " << slot);
+    REQUIRE(device.count(slot));
+    CHECK(device[slot] == *m.shadow().table(slot));
+  }
 }
