@@ -90,7 +90,7 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
   // Counts printed only when not zero: (label, count, what it counts).
   const std::tuple<const char*, size_t, const char*> counts[] = {
       {"coalesced", s.coalescedChecks,
-       "shared accesses covered by another access's range check (same address, straight-line code)"},
+       "accesses covered by another access's range check (same address, straight-line code)"},
       {"whole region", s.dynamicSharedWhole,
        "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
        "or not told apart)"},
@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
                "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
                "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
                "steps below it (a stencil's halo) is reported");
+  bool noCoalesce = false;
+  app.add_flag("--no-coalesce", noCoalesce,
+               "give every access its own check, where accesses through one address in straight-line code "
+               "would share one range check (to measure what coalescing saves)");
   std::string registerLimit = "measure", ptxas, ptxasArch, ptxasOptions;
   app.add_option("--register-limit", registerLimit,
                  "measure (default): compile the original with ptxas to learn each kernel's registers, and "
@@ -177,6 +181,7 @@ int main(int argc, char** argv) {
   if (mode == "check") {
     cucatch::instrument::InstrumentOptions options;
     options.dynamicSharedParts = sharedParts;
+    options.coalesceChecks = !noCoalesce;
     try {
       if (registerLimit == "measure" && !module.functions().empty()) {
         std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;

@@ -56,7 +56,8 @@ void untagExternalCallArguments(Module& module, UnitResult& unit) {
     auto untag = [&](size_t statement, Operand& value) {
       if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
-      edits.before[statement] += untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp");
+      edits.before[statement] +=
+          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_ok" + std::to_string(unit.nextLabel++));
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };

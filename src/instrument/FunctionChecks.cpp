@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "ptx/InstrInfo.h"
@@ -77,6 +78,51 @@ void FunctionChecks::addSite(Site site, const AccessSite& a) {
   ++unit.stats.instrumented[fmt::format("{} {}", spaceName(a.access.space), accessKindName(a.access.kind))];
   unit.sites.push_back(std::move(site));
   ++checks_;
+}
+
+std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
+    const std::vector<const AccessSite*>& checked) const {
+  std::vector<std::vector<const AccessSite*>> groups;
+  if (!options.coalesce) {
+    for (const AccessSite* a : checked) groups.push_back({a});
+    return groups;
+  }
+  std::vector<bool> blockStart(function.body.size() + 1, false);
+  for (const auto& b : cfg.blocks()) blockStart[b.first] = true;
+  std::map<std::pair<std::string, std::string>, size_t> open;  // (register, guard) -> group
+  size_t k = 0;
+  for (size_t i = 0; i < function.body.size() && k < checked.size(); ++i) {
+    if (blockStart[i]) open.clear();
+    const auto* in = std::get_if<Instruction>(&function.body[i]);
+    for (; k < checked.size() && checked[k]->statement == i; ++k) {
+      const AccessSite* a = checked[k];
+      if (a->addressRegister.empty() || a->access.lanes) {
+        groups.push_back({a});
+        continue;
+      }
+      std::string guard = in->guard ? in->guard->predicate : "";
+      auto key = std::make_pair(a->addressRegister, (in->guard && in->guard->negated ? "!" : "") + guard);
+      if (auto it = open.find(key); it != open.end()) {
+        groups[it->second].push_back(a);
+      } else {
+        open[key] = groups.size();
+        groups.push_back({a});
+      }
+    }
+    if (!in) continue;
+    const std::string& op = in->opcode;
+    if (op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt") {
+      open.clear();
+      continue;
+    }
+    forEachDefinedRegister(*in, [&](const std::string& reg) {
+      std::erase_if(open, [&](const auto& e) {
+        const auto& [r, g] = e.first;
+        return r == reg || g == reg || g == "!" + reg;
+      });
+    });
+  }
+  return groups;
 }
 
 void FunctionChecks::finish() {

@@ -31,6 +31,9 @@ struct CheckOptions {
   // Check accesses to dynamic shared memory against the part the kernel carved
   // (analysis/SharedParts.h: a heuristic, off by default).
   bool dynamicSharedParts = false;
+  // Accesses through one address register in straight-line code share one range check
+  // (coalescedGroups); off, every access gets its own.
+  bool coalesce = true;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.
@@ -64,6 +67,15 @@ class FunctionChecks {
   void useSharedWindow(const std::string& symbol) {
     if (symbol == CUCATCH_DYNAMIC_SMEM_SYMBOL) unit.usesSharedWindow = true;
   }
+
+  // `checked` (in statement order) in groups that one range check can cover: through the same
+  // address register, under the same guard, in one basic block, with no definition of the
+  // register or the guard between them, and nothing between them that may not come back (a
+  // call, exit, trap), so that every access of a group runs if its first one does. An access
+  // whose address only some lanes use (`lanes`) is a group of its own, and so is every access
+  // with options.coalesce off.
+  std::vector<std::vector<const analysis::AccessSite*>> coalescedGroups(
+      const std::vector<const analysis::AccessSite*>& checked) const;
 
   // Adds the declarations, the prologue and the report block if any pass added a check, and
   // rebuilds the body. Call once, after every pass.

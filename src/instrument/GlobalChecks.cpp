@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <unordered_map>
 
 #include "instrument/Sequences.h"
@@ -172,7 +173,7 @@ class GlobalChecks {
               after[d.statement] += unknownMetadata(to, g);
           } else {
             bool window = windowBases.count(index) != 0;
-            after[d.statement] += readMetadata(regs, to, d.reg, g, window ? fc_.options.dynamicShared : "");
+            after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel(), window ? fc_.options.dynamicShared : "");
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
           }
@@ -183,25 +184,30 @@ class GlobalChecks {
           break;
       }
     }
-    // A SAFETYCHECK before every checked access, which then goes through the untagged pointer.
-    for (const auto* ap : checked) {
-      const AccessSite& a = *ap;
-      auto& in = std::get<Instruction>(f.body[a.statement]);
-      Site site = fc_.newSite(a);
-      if (std::string variable = moduleVariable(a); !variable.empty()) {
-        const SymbolInfo& info = symbols_.at(variable);
-        site.objectBytes = info.size;
-        site.objectSpace = std::string(spaceName(info.space));
-        site.objectDynamic = info.dynamicShared;
-        site.object = std::move(variable);
+    // A SAFETYCHECK before every checked access, which then goes through the untagged pointer;
+    // one range check for the accesses of a group, which share one untagged pointer.
+    for (const auto& group : fc_.coalescedGroups(checked)) {
+      const AccessSite& first = *group.front();
+      const auto& in = std::get<Instruction>(f.body[first.statement]);
+      std::string guard = in.guard ? in.guard->predicate : "";
+      bool negated = in.guard && in.guard->negated;
+      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      if (group.size() == 1) {
+        before[first.statement] += check(first, untagged);
+        continue;
       }
-      Operand& address = in.operands[a.access.addressOperand];
-      CheckSite c{site.id, a.addressRegister, address.value, a.access.size, accessFlags(a.access.kind),
-                  fmt::format("{}a{}", kMetaPrefix, untaggedCount_++), fc_.newLabel()};
-      before[a.statement] += safetyCheck(regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
-                                         in.guard && in.guard->negated);
-      address.text = c.untagged;
-      fc_.addSite(std::move(site), a);
+      std::string slowPath;
+      int64_t lowest = INT64_MAX, end = INT64_MIN;
+      for (const AccessSite* a : group) {
+        slowPath += check(*a, untagged);
+        int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
+        lowest = std::min(lowest, offset);
+        end = std::max(end, offset + static_cast<int64_t>(a->access.size));
+      }
+      before[first.statement] +=
+          safetyRangeCheck(regs, meta_.at(first.addressRegister), first.addressRegister, untagged, lowest,
+                           static_cast<uint64_t>(end - lowest), guard, negated, slowPath, fc_.newLabel());
+      result.stats.coalescedChecks += group.size() - 1;
     }
 
     fc_.declarations += declareMetadata(kMetaPrefix, n64, n32);
@@ -212,6 +218,33 @@ class GlobalChecks {
 
  private:
   static constexpr const char* kMetaPrefix = "%__cc_";
+
+  // The SAFETYCHECK of access `a`, which is rewritten to go through `untagged`; and its site.
+  std::string check(const AccessSite& a, const std::string& untagged) {
+    auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
+    Site site = fc_.newSite(a);
+    if (std::string variable = moduleVariable(a); !variable.empty()) {
+      const SymbolInfo& info = symbols_.at(variable);
+      site.objectBytes = info.size;
+      site.objectSpace = std::string(spaceName(info.space));
+      site.objectDynamic = info.dynamicShared;
+      site.object = std::move(variable);
+    }
+    Operand& address = in.operands[a.access.addressOperand];
+    CheckSite c;
+    c.site = site.id;
+    c.pointer = a.addressRegister;
+    c.offset = address.value;
+    c.size = a.access.size;
+    c.accessFlags = accessFlags(a.access.kind);
+    c.untagged = untagged;
+    c.okLabel = fc_.newLabel();
+    std::string text = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
+                                   in.guard && in.guard->negated);
+    address.text = untagged;
+    fc_.addSite(std::move(site), a);
+    return text;
+  }
 
   // [sym+offset] into a module variable of known size, entirely inside it: no runtime check
   // is needed.

@@ -20,6 +20,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.sharedWindowKnown =
       version && (version->major() > 4 || (version->major() == 4 && version->minor() >= 1));
   checkOptions.dynamicSharedParts = options.dynamicSharedParts;
+  checkOptions.coalesce = options.coalesceChecks;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))

@@ -44,8 +44,8 @@ std::string functionPrologue(const FunctionRegs& r) {
       ".reg .b64 %__cc_t<{n64}>;\n"
       ".reg .b32 %__cc_u<{n32}>;\n"
       ".reg .pred %__cc_q<{np}>;\n"
-      "ld.global.u64 {bst}, [{state}+{bstOff}];\n"
-      "ld.global.u64 {l1}, [{state}+{l1Off}];\n"
+      "ld.const.u64 {bst}, [{state}+{bstOff}];\n"
+      "ld.const.u64 {l1}, [{state}+{l1Off}];\n"
       "setp.ne.u64 {on}, {bst}, 0;\n",
       fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1), fmt::arg("on", r.enabled),
       fmt::arg("n64", FunctionRegs::kScratch64), fmt::arg("n32", FunctionRegs::kScratch32),
@@ -128,23 +128,31 @@ std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynam
 }  // namespace
 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
-                         const std::string& g, const std::string& dynamicShared) {
+                         const std::string& g, const std::string& directLabel, const std::string& dynamicShared) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
-  // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2..u4 decoded,
-  // u5 verdict; q0 shadow walk (tags 0..15), q1 direct index (tags 16..255), q2/q3 verdicts.
+  // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2 the pointer's tag,
+  // u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
+  // q2 verdict, q3 temporal tag.
+  // Tags 16..255 are the BST index: such a pointer (every allocation's, while tags last)
+  // branches over the shadow walk, whose loads would be predicated off but still issued: in a
+  // kernel that reads one element per thread through three parameters, that was a third of
+  // the instructions each thread ran.
   // The verdict (state and temporal tag) is decided here, once per base definition: pointer
-  // arithmetic never changes the tag, so every access through this base shares it.
+  // arithmetic never changes the tag, so every access through this base shares it. It is not
+  // zero where the entry word (tag | state << 8) differs from "live, with the pointer's tag",
+  // the tag compared being the pointer's where it is temporal (1..15) and the entry's own
+  // otherwise (untagged and direct pointers carry none to compare).
   return fmt::format(
       "shr.u64 {t0}, {ptr}, {tagShift};\n"
       "and.b64 {t1}, {ptr}, {mask};\n"
+      "cvt.u32.u64 {u2}, {t0};\n"
+      "mov.u32 {u0}, {u2};\n"
+      "setp.lt.u32 {q0}, {u2}, {directTag};\n"
+      "@!{q0} bra {direct};\n"
+      "mov.u32 {u0}, 0;\n"
       "shr.u64 {t2}, {t1}, {l1Shift};\n"
-      "setp.ge.u64 {q1}, {t0}, {directTag};\n"
-      "and.pred {q1}, {q1}, {on};\n"
       "setp.lt.u64 {q0}, {t2}, {l1Entries};\n"
       "and.pred {q0}, {q0}, {on};\n"
-      "not.pred {q2}, {q1};\n"
-      "and.pred {q0}, {q0}, {q2};\n"
-      "mov.u32 {u0}, 0;\n"
       "shl.b64 {t2}, {t2}, 3;\n"
       "add.s64 {t2}, {t2}, {l1};\n"
       "@{q0} ld.global.u64 {t3}, [{t2}];\n"
@@ -153,7 +161,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "shl.b64 {t4}, {t4}, 2;\n"
       "@{q0} add.s64 {t4}, {t4}, {t3};\n"
       "@{q0} ld.global.u32 {u0}, [{t4}];\n"
-      "@{q1} cvt.u32.u64 {u0}, {t0};\n"
+      "{direct}:\n"
       "mul.wide.u32 {t5}, {u0}, {entryBytes};\n"
       "add.s64 {t5}, {t5}, {bst};\n"
       "mov.u64 {t6}, 0;\n"
@@ -162,63 +170,69 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "@{on} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
       "@{on} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
       "and.b32 {u1}, {u1}, 65535;\n"
-      "cvt.u32.u64 {u2}, {t0};\n"
+      "sub.u32 {u3}, {u2}, {firstTemporal};\n"
+      "setp.lt.u32 {q3}, {u3}, {temporalTags};\n"
       "and.b32 {u3}, {u1}, 255;\n"
-      "shr.u32 {u4}, {u1}, 8;\n"
-      "mov.u32 {u5}, 0;\n"
-      "setp.ne.u32 {q2}, {u2}, {u3};\n"
-      "setp.ge.u32 {q3}, {u2}, {firstTemporal};\n"
-      "and.pred {q2}, {q2}, {q3};\n"
-      "setp.le.u32 {q3}, {u2}, {lastTemporal};\n"
-      "and.pred {q2}, {q2}, {q3};\n"
-      "@{q2} mov.u32 {u5}, {tagMismatch};\n"
-      "setp.ne.u32 {q2}, {u4}, {live};\n"
-      "@{q2} mov.u32 {u5}, {useAfterFree};\n"
+      "selp.b32 {u3}, {u2}, {u3}, {q3};\n"
+      "or.b32 {u4}, {u3}, {liveEntry};\n"
+      "setp.ne.u32 {q2}, {u1}, {u4};\n"
+      "selp.u32 {u5}, {bad}, 0, {q2};\n"
       "shl.b32 {u1}, {u1}, 8;\n"
       "or.b32 {u5}, {u5}, {u1};\n"
       "{window}"
       "{g}mov.b64 {b}, {t6};\n"
       "{g}mov.b64 {s}, {t7};\n"
       "{g}mov.b32 {m}, {u5};\n",
-      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)),
-      fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)),
-      fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)), fmt::arg("u1", r.u(1)),
-      fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)), fmt::arg("u5", r.u(5)),
-      fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)),
+      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("direct", directLabel), fmt::arg("t0", r.t(0)),
+      fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)),
+      fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)),
+      fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
+      fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)),
       fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
       fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
       fmt::arg("l1Shift", abi::kShadowL1Shift), fmt::arg("l1Entries", 1u << abi::kShadowL1Bits),
       fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("granuleShift", abi::kShadowGranuleShift),
       fmt::arg("l2Mask", (1u << abi::kShadowL2Bits) - 1), fmt::arg("entryBytes", abi::kBstEntryBytes),
       fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("all", kUnknownSize),
-      fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("live", abi::kBstLive),
-      fmt::arg("firstTemporal", abi::kFirstTemporalTag), fmt::arg("lastTemporal", abi::kLastTemporalTag),
-      fmt::arg("tagMismatch", abi::kErrorTagMismatch), fmt::arg("useAfterFree", abi::kErrorUseAfterFree),
-      fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
+      fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("firstTemporal", abi::kFirstTemporalTag),
+      fmt::arg("temporalTags", abi::kLastTemporalTag - abi::kFirstTemporalTag + 1),
+      fmt::arg("bad", abi::kMetaVerdictBad), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
       fmt::arg("window", dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)));
 }
 
-std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
-                        const std::string& guardPredicate, bool guardNegated) {
-  // Fast path: t0 the address accessed, t1 its distance from the base, t2 the last valid
-  // start; q0 the violation (out of bounds, or the base's verdict). The pointer's tag is only
-  // decoded in the report block, for the report.
-  std::string s = fmt::format(
-      "and.b64 {untagged}, {ptr}, {mask};\n"
+namespace {
+
+// q0: the `span` bytes at `untagged` + `offset` are not all inside [base, base + size), or the
+// base's verdict is not zero. t0 the first address, t1 its distance from the base, t2 the last
+// valid start. (Unsigned: below the base fails too.)
+std::string globalViolation(const FunctionRegs& r, const MetadataRegs& m, const std::string& untagged, int64_t offset,
+                            uint64_t span) {
+  return fmt::format(
       "add.s64 {t0}, {untagged}, {offset};\n"
       "sub.s64 {t1}, {t0}, {base};\n"
-      "sub.s64 {t2}, {size}, {accessSize};\n"
+      "sub.s64 {t2}, {size}, {span};\n"
       "setp.gt.u64 {q0}, {t1}, {t2};\n"
-      "setp.lt.u64 {q1}, {size}, {accessSize};\n"
+      "setp.lt.u64 {q1}, {size}, {span};\n"
       "or.pred {q0}, {q0}, {q1};\n"
       "and.b32 {u0}, {meta}, 255;\n"
       "setp.ne.u32 {q1}, {u0}, 0;\n"
       "or.pred {q0}, {q0}, {q1};\n",
-      fmt::arg("untagged", c.untagged), fmt::arg("ptr", c.pointer),
-      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)), fmt::arg("offset", c.offset),
-      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)),
-      fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("base", m.base), fmt::arg("size", m.size),
-      fmt::arg("meta", m.meta), fmt::arg("accessSize", c.size));
+      fmt::arg("untagged", untagged), fmt::arg("offset", offset), fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)),
+      fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)),
+      fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("span", span));
+}
+
+std::string untagInto(const std::string& untagged, const std::string& pointer) {
+  return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
+}
+
+}  // namespace
+
+std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
+                        const std::string& guardPredicate, bool guardNegated) {
+  // Fast path: untag, then globalViolation. The pointer's tag is only decoded in the report
+  // block, for the report.
+  std::string s = untagInto(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size);
   s += guardViolation(r, guardPredicate, guardNegated);
   // Plain bra: whether an access is in bounds differs between the threads of a warp, and .uni
   // would promise that it does not. A violating thread hands the report its values in fixed
@@ -238,6 +252,16 @@ std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const Chec
       fmt::arg("ptr", c.pointer), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)),
       fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
   return s;
+}
+
+std::string safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
+                             const std::string& untagged, int64_t lowest, uint64_t span,
+                             const std::string& guardPredicate, bool guardNegated, const std::string& slowPath,
+                             const std::string& okLabel) {
+  std::string s = untagInto(untagged, pointer) + globalViolation(r, m, untagged, lowest, span);
+  s += guardViolation(r, guardPredicate, guardNegated);
+  return s + fmt::format("@!{q0} bra {ok};\n{slow}{ok}:\n", fmt::arg("q0", r.q(0)), fmt::arg("ok", okLabel),
+                         fmt::arg("slow", slowPath));
 }
 
 std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,
@@ -381,7 +405,7 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
       "cvt.u32.u64 {u4}, {t3};\n"
       "shl.b32 {u4}, {u4}, {metaTagShift};\n"
       "or.b32 {u1}, {u1}, {u4};\n"
-      "ld.global.u64 {t4}, [{state}+{bufOff}];\n"
+      "ld.const.u64 {t4}, [{state}+{bufOff}];\n"
       "setp.ne.u64 {q1}, {t4}, 0;\n"
       "@{q1} atom.global.add.u32 {u4}, [{t4}], 1;\n"
       "@{q1} ld.global.u32 {u5}, [{t4}+4];\n"
@@ -403,7 +427,7 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
       "@{q1} st.global.v4.u32 [{t5}+{o48}], {{{u2}, {u3}, {u4}, {u5}}};\n"
       // The record must reach the host before a trap ends the context.
       "membar.sys;\n"
-      "ld.global.u32 {u2}, [{state}+{flagsOff}];\n"
+      "ld.const.u32 {u2}, [{state}+{flagsOff}];\n"
       "and.b32 {u2}, {u2}, {continueFlag};\n"
       "setp.eq.u32 {q1}, {u2}, 0;\n"
       "@{q1} trap;\n"
@@ -427,10 +451,10 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
 }
 
 std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
-                        const std::string& pred) {
+                        const std::string& pred, const std::string& directLabel) {
   // After READMETADATA: t1 the untagged address; t0 the pointer's tag (both set by it).
   // ours = tag != 0 && entry tag == tag && untagged - base <= size.
-  return readMetadata(r, m, src, "") +
+  return readMetadata(r, m, src, "", directLabel) +
          fmt::format(
              "sub.s64 {t2}, {t1}, {base};\n"
              "setp.le.u64 {p}, {t2}, {size};\n"
@@ -454,7 +478,7 @@ std::string unitKernelName(uint32_t unit) {
 
 std::string moduleDeclarations() {
   return fmt::format(
-      ".weak .global .align 8 .b8 {state}[{bytes}];\n"
+      ".weak .const .align 8 .b8 {state}[{bytes}];\n"
       ".weak .global .align 4 .u32 {marker} = {version};\n",
       fmt::arg("state", CUCATCH_STATE_SYMBOL), fmt::arg("bytes", abi::kStateBytes),
       fmt::arg("marker", CUCATCH_MARKER_SYMBOL), fmt::arg("version", abi::kAbiVersion));

@@ -56,8 +56,10 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
 // places in this block's shared window is given the window's bounds instead
 // (sharedWindowBounds, as generic addresses): a generic pointer of unknown origin may point into
 // shared memory, which no table describes.
+// `directLabel` is a fresh label (where direct-index pointers skip the shadow walk).
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
-                         const std::string& guard, const std::string& dynamicShared = "");
+                         const std::string& guard, const std::string& directLabel,
+                         const std::string& dynamicShared = "");
 
 // SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
@@ -82,6 +84,15 @@ struct CheckSite {
 };
 std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                         const std::string& guardPredicate, bool guardNegated);
+// One SAFETYCHECK for a group of accesses through the same 64-bit `pointer` (unchanged between
+// them, under the same guard, in straight-line code), which all go through `untagged`: the
+// range from the lowest offset to the end of the highest access must lie inside the base's
+// bounds, and its verdict must be clear. If not, `slowPath` (the group's own checks, in
+// program order) reports the first access that fails. `okLabel` ends the sequence.
+std::string safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
+                             const std::string& untagged, int64_t lowest, uint64_t span,
+                             const std::string& guardPredicate, bool guardNegated, const std::string& slowPath,
+                             const std::string& okLabel);
 
 // Shared memory (OOBCHECK, pure arithmetic on 32-bit shared-window addresses): an object's
 // bounds travel in two .b32 registers, like a global pointer's metadata.
@@ -135,7 +146,7 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit);
 // unchanged, so a 64-bit integer passes as it is whatever its bits. READMETADATA into `m`
 // (scratch), then the comparison; uses the function's scratch registers and `pred`.
 std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
-                        const std::string& pred);
+                        const std::string& pred, const std::string& directLabel);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

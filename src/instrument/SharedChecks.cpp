@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <map>
 #include <unordered_map>
 
 #include "analysis/SharedParts.h"
@@ -102,7 +101,7 @@ class SharedChecks {
           break;
       }
     }
-    for (const auto& group : coalesce(checked)) {
+    for (const auto& group : fc_.coalescedGroups(checked)) {
       const AccessSite& first = *group.front();
       if (group.size() == 1) {
         fc_.edits.before[first.statement] += check(first);
@@ -165,52 +164,6 @@ class SharedChecks {
     text += sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
     fc_.addSite(std::move(site), a);
     return text;
-  }
-
-  // Checked accesses (in statement order) in groups that one range check can cover: through
-  // the same address register, under the same guard, in one basic block, with no definition
-  // of the register or the guard between them, and nothing between them that may not come
-  // back (a call, exit, trap), so that every access of a group runs if its first one does.
-  std::vector<std::vector<const AccessSite*>> coalesce(const std::vector<const AccessSite*>& checked) const {
-    const Function& f = fc_.function;
-    std::vector<bool> blockStart(f.body.size() + 1, false);
-    for (const auto& b : fc_.cfg.blocks()) blockStart[b.first] = true;
-    std::vector<std::vector<const AccessSite*>> groups;
-    std::map<std::pair<std::string, std::string>, size_t> open;  // (register, guard) -> group
-    size_t k = 0;
-    for (size_t i = 0; i < f.body.size() && k < checked.size(); ++i) {
-      if (blockStart[i]) open.clear();
-      const auto* in = std::get_if<Instruction>(&f.body[i]);
-      for (; k < checked.size() && checked[k]->statement == i; ++k) {
-        const AccessSite* a = checked[k];
-        // (An access whose address only some lanes use is checked on its own.)
-        if (a->addressRegister.empty() || a->access.lanes) {
-          groups.push_back({a});
-          continue;
-        }
-        std::string guard = in->guard ? in->guard->predicate : "";
-        auto key = std::make_pair(a->addressRegister, (in->guard && in->guard->negated ? "!" : "") + guard);
-        if (auto it = open.find(key); it != open.end()) {
-          groups[it->second].push_back(a);
-        } else {
-          open[key] = groups.size();
-          groups.push_back({a});
-        }
-      }
-      if (!in) continue;
-      const std::string& op = in->opcode;
-      if (op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt") {
-        open.clear();
-        continue;
-      }
-      forEachDefinedRegister(*in, [&](const std::string& reg) {
-        std::erase_if(open, [&](const auto& e) {
-          const auto& [r, g] = e.first;
-          return r == reg || g == reg || g == "!" + reg;
-        });
-      });
-    }
-    return groups;
   }
 
   const SymbolInfo* sharedVariable(const std::string& symbol) const {

@@ -42,9 +42,10 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
                         {"kind", s.kind}, {"size", s.size}, {"space", s.space}};
     if (s.inlinedLine)
       site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
-    if (!s.object.empty())
+    if (!s.object.empty()) {
       site["object"] = {{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
       if (s.objectPart) site["object"]["part"] = true;
+    }
     list.push_back(std::move(site));
   }
   // The unit's kernels: the runtime hands tagged arguments only to these, and names their

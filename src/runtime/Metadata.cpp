@@ -306,9 +306,11 @@ Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
   if (tag >= abi::kFirstDirectTag) index = tag;
   else if ((address >> abi::kShadowL1Shift) < ShadowMap::kL1Entries) index = shadow_.lookup(address);
   abi::BstEntry e = bst_[index];
-  uint32_t verdict = 0;
-  if (tag >= abi::kFirstTemporalTag && tag <= abi::kLastTemporalTag && tag != e.tag) verdict = abi::kErrorTagMismatch;
-  if (e.state != abi::kBstLive) verdict = abi::kErrorUseAfterFree;
+  // As the PTX decides it: the entry word against "live, with the tag compared" (the pointer's
+  // temporal tag, or the entry's own for untagged and direct pointers).
+  bool temporal = tag >= abi::kFirstTemporalTag && tag <= abi::kLastTemporalTag;
+  uint8_t compared = temporal ? tag : e.tag;
+  uint32_t verdict = (e.tag != compared || e.state != abi::kBstLive) ? abi::kMetaVerdictBad : 0;
   return {index, e, verdict};
 }
 

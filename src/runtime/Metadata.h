@@ -126,7 +126,7 @@ class Metadata {
   struct DeviceView {
     uint32_t index;
     abi::BstEntry entry;
-    uint32_t verdict;  // 0, abi::kErrorUseAfterFree or abi::kErrorTagMismatch
+    uint32_t verdict;  // 0 or abi::kMetaVerdictBad (entry.state says which: freed or a stale tag)
   };
   DeviceView deviceView(uint64_t pointer) const;
 

@@ -89,7 +89,8 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   // Checked against entry 0 (no allocation there) and inside the null page.
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
     v.kind = ViolationKind::NullPointer;
-  v.staleTag = verdict == abi::kErrorTagMismatch;
+  // (A non-zero verdict with the entry live: the pointer's temporal tag is not the entry's.)
+  v.staleTag = verdict != 0 && ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kBstLive;
   switch (r.info & 0xFF) {
     case abi::kAccessWrite: v.access = "write"; break;
     case abi::kAccessAtomic: v.access = "atomic"; break;

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 4;
+CUCATCH_CONST uint32_t kAbiVersion = 5;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -59,8 +59,9 @@ CUCATCH_CONST unsigned kShadowL1Shift = 25;       /* kShadowGranuleShift + kShad
  * slot points at one shared all-zero table, so the walk needs no null test. */
 
 /* ---- module state ----------------------------------------------------------------------- */
-/* `__cucatch_state` in every instrumented module, all zero until the runtime fills it; with
- * bst == 0 instrumented code runs unchecked. */
+/* `__cucatch_state` in every instrumented module (`.weak .const`: every check reads it, and the
+ * constant cache serves those uniform reads without a trip through L1), all zero until the
+ * runtime fills it; with bst == 0 instrumented code runs unchecked. */
 typedef struct ModuleState {
   uint64_t bst;          /* device address of BstEntry[bstCapacity] */
   uint64_t bstCapacity;
@@ -78,12 +79,13 @@ CUCATCH_CONST unsigned kStateBytes = 64;
 CUCATCH_CONST uint32_t kFlagContinue = 2; /* report and go on instead of trapping */
 
 /* ---- error records ---------------------------------------------------------------------- */
-enum ErrorKind { kErrorOutOfBounds = 1, kErrorUseAfterFree = 2, kErrorTagMismatch = 3 };
 /* The metadata word carried with a pointer in instrumented code, and reported in
  * ErrorRecord::meta: verdict | entry tag << 8 | entry state << 16. The verdict (0, or
- * kErrorUseAfterFree / kErrorTagMismatch) is decided when the metadata is read; an access
- * with a non-zero verdict, or out of [base, base + size), is a violation. */
+ * kMetaVerdictBad: the entry is not live, or the pointer's temporal tag is not the entry's;
+ * the state says which) is decided when the metadata is read; an access with a non-zero
+ * verdict, or out of [base, base + size), is a violation. */
 CUCATCH_CONST unsigned kMetaVerdictMask = 0xFF;
+CUCATCH_CONST unsigned kMetaVerdictBad = 1;
 CUCATCH_CONST unsigned kMetaTagShift = 8;
 CUCATCH_CONST unsigned kMetaStateShift = 16;
 CUCATCH_CONST unsigned kMetaPointerTagShift = 24; /* in ErrorRecord::meta only: the tag of the pointer used */

@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
   reset();
   CU(saxpy(f, 256, 3.0f, xTagged, y));
   unsigned count = rt.host->count;
-  bool uaf = count > 0 && (rt.record(0).meta & abi::kMetaVerdictMask) == abi::kErrorUseAfterFree;
+  bool uaf = count > 0 && (rt.record(0).meta & abi::kMetaVerdictMask) == abi::kMetaVerdictBad &&
+             ((rt.record(0).meta >> abi::kMetaStateShift) & 0xFF) == abi::kBstFreed;
   EXPECT(uaf, "use after free: %u reports, first verdict %u", count, count ? rt.record(0).meta & 0xff : 0);
   rt.meta.onAllocate(y, n * 4ull, cucatch::runtime::MemoryKind::Device);  // y is live again
 

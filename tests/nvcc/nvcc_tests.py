@@ -45,7 +45,7 @@ class Checker:
         elf_ok = [s for s in kernels if re.search(r"STB_WEAK\s+\S+\s+__cucatch_state\b", s)]
         ptx_out = run([self.a.cuobjdump, "-ptx", binary], cwd, check=False).stdout
         ptxs = [s for s in ptx_out.split("Fatbin ptx code:")[1:] if ".entry" in s]
-        ptx_ok = [s for s in ptxs if ".global .align 8 .b8 __cucatch_state[64]" in s and re.search(r"\.entry __cucatch_unit_[0-9a-f]{8}_v\d+", s)]
+        ptx_ok = [s for s in ptxs if ".const .align 8 .b8 __cucatch_state[64]" in s and re.search(r"\.entry __cucatch_unit_[0-9a-f]{8}_v\d+", s)]
         return kernels, elf_ok, ptxs, ptx_ok
 
     def instrumented(self, binary, cwd, want_ptx=None):

@@ -366,7 +366,7 @@ TEST_CASE("a stale pointer into memory reallocated at the same address names the
   REQUIRE(a);
   CHECK_FALSE(a->live);
   CHECK(a->freedAt == Backtrace{2});
-  uint32_t meta = abi::kErrorUseAfterFree | uint32_t(tagOf(old)) << abi::kMetaTagShift |
+  uint32_t meta = abi::kMetaVerdictBad | uint32_t(tagOf(old)) << abi::kMetaTagShift |
                   abi::kBstFreed << abi::kMetaStateShift;
   Violation v = fromRecord(record(0, 8, abi::kAccessRead, base + 8, base, 256, meta), nullptr, "m", a);
   CHECK(v.kind == ViolationKind::UseAfterFree);
