@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
 # Installs everything cucatch needs to build and test on a Debian 12 machine.
 # CI runs this too (through .ci/run), so it must be idempotent and non-interactive.
+#
+#   scripts/install-deps.sh [--corpus] [--bench]
+#
+# --corpus  also the older NVRTC wheels for tests/corpus/gen-corpus.sh --older
+# --bench   also matplotlib for the charts of bench/overhead/run.py --plot
 set -euo pipefail
+
+CORPUS=0
+BENCH=0
+for arg in "$@"; do
+  case "$arg" in
+    --corpus) CORPUS=1 ;;
+    --bench) BENCH=1 ;;
+    *) echo "usage: $0 [--corpus] [--bench]" >&2; exit 2 ;;
+  esac
+done
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -17,6 +32,9 @@ PKGS=(
   binutils                            # readelf for cubin comparison
   libzstd-dev                         # compressed fatbinary entries (static lib)
 )
+# Only for bench/overhead/run.py --plot, which imports it on demand; Debian's package is for
+# /usr/bin/python3 (a pip one would have to match whichever python3 runs the script).
+if [ "$BENCH" = 1 ]; then PKGS+=(python3-matplotlib); fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -39,7 +57,7 @@ fi
 # Only for regenerating the committed PTX corpus (tests/corpus/gen-corpus.sh --older), not for
 # building or testing: NVRTC from older toolkits (the pip wheels ship no nvcc/cicc) produces PTX of
 # older ISA versions. Pinned; installed into a private prefix so nothing shadows /usr/local/cuda.
-if [ "${1:-}" = "--corpus" ]; then
+if [ "$CORPUS" = 1 ]; then
   PIP_PREFIX="${CUCATCH_PIP_PREFIX:-/opt/cucatch-pip}"
   for spec in nvrtc12:nvidia-cuda-nvrtc-cu12==12.4.127 nvrtc11:nvidia-cuda-nvrtc-cu11==11.8.89; do
     dir="$PIP_PREFIX/${spec%%:*}"

@@ -2,7 +2,7 @@
 // driver that runs a list of benchmarks and prints one line per benchmark for
 // bench/overhead/run.py:
 //
-//   PROGRAM [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]
+//   PROGRAM [--kernel NAME[,NAME...]]... [--reps N] [--list] [--kernel-names] [--markers]
 //
 // For each selected benchmark (default: all): setup() (untimed), one warm-up run(), then N
 // timed runs (default 20), and exactly one line on stdout:
@@ -15,6 +15,11 @@
 // operation. The checksum must be identical across builds, tools and devices. With
 // --markers, "overhead: begin <name>" and "overhead: end <name>" go to stderr around each
 // benchmark, so that anything a tool writes to stderr in between can be attributed to it.
+// --kernel-names (no GPU needed) prints, per benchmark, the __global__ functions it launches:
+//
+//   KERNELS <name> [<function>...]
+//
+// by unqualified source name (Bench::kernels), for run.py to find them in cuobjdump output.
 // Exit status: 0, or 1 on a CUDA error (reported on stderr) or bad usage.
 #pragma once
 
@@ -76,7 +81,14 @@ struct Bench {
   std::function<void()> teardown;
   bool hostTimed = false;
   unsigned opsPerRun = 1;
+  const char* kernels = "";  // the __global__ functions run() launches, space-separated
 };
+
+// b, with the names of the kernels it launches (see --kernel-names).
+inline Bench withKernels(Bench b, const char* kernels) {
+  b.kernels = kernels;
+  return b;
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -86,10 +98,13 @@ inline double median(std::vector<double> v) {
 
 inline void usage(FILE* f, const char* program, const std::vector<Bench>& benches) {
   std::fprintf(f,
-               "usage: %s [--kernel NAME[,NAME...]]... [--reps N] [--list] [--markers]\n"
+               "usage: %s [--kernel NAME[,NAME...]]... [--reps N] [--list] [--kernel-names]\n"
+               "          [--markers]\n"
                "  --kernel   run only these benchmarks (repeatable; default: all, in this order)\n"
                "  --reps     timed runs per benchmark after one warm-up run (default 20, >= 1)\n"
                "  --list     print the benchmark names and what each stresses, then exit\n"
+               "  --kernel-names  print 'KERNELS NAME FUNCTION...' per benchmark (the kernels\n"
+               "             it launches), then exit\n"
                "  --markers  write 'overhead: begin/end NAME' to stderr around each benchmark\n"
                "benchmarks:",
                program);
@@ -117,6 +132,13 @@ inline int benchMain(int argc, char** argv, const char* program, const std::vect
       return 0;
     } else if (a == "--list") {
       for (const Bench& b : benches) std::printf("%-18s %s\n", b.name, b.stresses);
+      return 0;
+    } else if (a == "--kernel-names") {
+      for (const Bench& b : benches) {
+        std::printf("KERNELS %s", b.name);
+        if (b.kernels && *b.kernels) std::printf(" %s", b.kernels);
+        std::printf("\n");
+      }
       return 0;
     } else if (a == "--markers") {
       markers = true;

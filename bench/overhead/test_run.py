@@ -4,11 +4,14 @@
   python3 bench/overhead/test_run.py -v
 
 The fakes are small Python programs behind shell wrappers that speak the overhead
-binary's interface (--reps, --kernel, --markers, --list) and print BENCH lines whose times
-vary by process (1.0x, 5.0x, 0.9x of a base, so only a median over processes gives the
-base back), plus fake compute-sanitizer and nvidia-smi programs on PATH.
+binary's interface (--reps, --kernel, --markers, --list, --kernel-names) and print BENCH
+lines whose times vary by process (1.0x, 5.0x, 0.9x of a base, so only a median over
+processes gives the base back), plus fake compute-sanitizer, nvidia-smi and (for some
+tests) cuobjdump programs on PATH. --plot is tested only where matplotlib imports (Debian:
+python3-matplotlib, for /usr/bin/python3).
 """
 
+import importlib.util
 import json
 import math
 import os
@@ -18,6 +21,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_PY = os.path.join(HERE, "run.py")
@@ -28,9 +32,13 @@ import run  # noqa: E402
 FAKE = r'''
 import os, sys
 KERNELS = [("saxpy", 1.0), ("sgemm", 2.0), ("pointer_chase", 4.0)]
+# What --kernel-names says each launches (only with --fake-kernel-names 1: without it the
+# fake is a binary built before that option, which rejects it).
+FUNCTIONS = {"saxpy": "saxpy", "sgemm": "sgemmTiled", "pointer_chase": "pointerChase chaseInit"}
 FACTORS = [1.0, 5.0, 0.9]
 opts = {"scale": 1.0, "fp": None, "bad_checksum": None, "crash": None,
-        "crash_in_full_run": None, "counter": None}
+        "crash_in_full_run": None, "counter": None, "tags_off_scale": 1.0,
+        "kernel_names": None}
 args = sys.argv[1:]
 reps, wanted, markers = 20, [], False
 i = 0
@@ -42,11 +50,16 @@ while i < len(args):
     if a == "--list":
         for k, _ in KERNELS: print(k, "fake kernel")
         sys.exit(0)
+    if a == "--kernel-names" and opts["kernel_names"]:
+        for k, _ in KERNELS: print("KERNELS", k, FUNCTIONS[k])
+        sys.exit(0)
     if a == "--reps": reps = int(args[i + 1]); i += 2; continue
     if a == "--kernel": wanted += args[i + 1].split(","); i += 2; continue
     if a == "--markers": markers = True; i += 1; continue
     print("fake: unknown argument", a, file=sys.stderr); sys.exit(1)
 scale = float(opts["scale"]) * float(os.environ.get("FAKE_EXTRA_SCALE", "1"))
+if os.environ.get("CUCATCH_TAGS") == "0":
+    scale *= float(opts["tags_off_scale"])
 # Which process of this configuration this is: counts up in a file.
 n = 0
 if opts["counter"]:
@@ -81,6 +94,49 @@ echo "========= ERROR SUMMARY: ${FAKE_SANITIZER_ERRORS:-0} errors"
 exit $rc
 '''
 
+# fake cuobjdump: prints DIR/<binary's basename>.res, DIR being where the fake lives.
+CUOBJDUMP = r'''#!/bin/sh
+[ "$1" = "-res-usage" ] || { echo "fake cuobjdump: bad args $*" >&2; exit 9; }
+cat "$(dirname "$0")/$(basename "$2").res"
+'''
+
+RES_HEADER = """Fatbin elf code:
+================
+arch = {arch}
+code version = [1,8]
+host = linux
+compile_size = 64bit
+
+Resource usage:
+ Common:
+  GLOBAL:0 CONSTANT[3]:64
+"""
+
+
+def res_usage(arch, functions):
+    """cuobjdump -res-usage output of one ELF image: functions is [(mangled, reg, stack, local)]."""
+    return RES_HEADER.format(arch=arch) + "".join(
+        f" Function {name}:\n  REG:{reg} STACK:{stack} SHARED:0 LOCAL:{local} CONSTANT[0]:552"
+        " TEXTURE:0 SURFACE:0 SAMPLER:0\n" for name, reg, stack, local in functions)
+
+
+# The plain build: saxpy2 must not count as saxpy; sgemmTiled is namespaced, pointerChase in an
+# anonymous namespace, chaseInit static.
+PLAIN_RES = res_usage("sm_90", [
+    ("_Z6saxpy2v", 99, 64, 64),
+    ("_Z5saxpyifPKfPf", 10, 0, 0),
+    ("_ZN8overhead10sgemmTiledEiiPKfS1_Pf", 40, 0, 0),
+    ("_ZN8overhead12_GLOBAL__N_112pointerChaseEPKjPjm", 16, 0, 0),
+    ("_ZL9chaseInitPjm", 20, 0, 0)])
+# The cucatch build: two images (saxpy's figures differ: the larger of each counts), a
+# template sgemmTiled, a runtime function that belongs to no benchmark, and no chaseInit.
+CUCATCH_RES = res_usage("sm_90", [
+    ("_Z5saxpyifPKfPf", 24, 16, 0),
+    ("_ZN8overhead10sgemmTiledIfEEviiPKT_S3_PS1_", 48, 8, 4),
+    ("_ZN8overhead12_GLOBAL__N_112pointerChaseEPKjPjm", 18, 0, 0),
+    ("__cucatch_report", 60, 0, 0)]) + "\n" + res_usage("sm_80", [
+    ("_Z5saxpyifPKfPf", 30, 8, 0)])
+
 NVIDIA_SMI = '''#!/bin/sh
 echo "GPU 0: NVIDIA Fake H100 (UUID: GPU-00000000-0000-0000-0000-000000000000)"
 '''
@@ -103,22 +159,33 @@ class Fixture:
         with open(fake, "w") as f:
             f.write(FAKE)
         for name, opts in (("plain", plain_opts), ("cucatch", cucatch_opts)):
-            counter = os.path.join(tmp, f"counter.{name}")
             write_exe(os.path.join(self.bin, f"overhead.{name}"),
                       f'#!/bin/sh\nexec "{sys.executable}" "{fake}" --fake-counter "$FAKE_COUNTER_DIR/'
-                      f'counter.{name}$FAKE_EXTRA_SCALE" {opts} "$@"\n')
+                      f'counter.{name}$FAKE_EXTRA_SCALE$CUCATCH_TAGS" {opts} "$@"\n')
         write_exe(os.path.join(self.tools, "compute-sanitizer"), SANITIZER)
         write_exe(os.path.join(self.tools, "nvidia-smi"), NVIDIA_SMI)
 
-    def run(self, *extra, env_extra=None):
+    def add_cuobjdump(self):
+        write_exe(os.path.join(self.tools, "cuobjdump"), CUOBJDUMP)
+        for name, text in (("plain", PLAIN_RES), ("cucatch", CUCATCH_RES)):
+            with open(os.path.join(self.tools, f"overhead.{name}.res"), "w") as f:
+                f.write(text)
+
+    def run_py(self, *args, env_extra=None):
+        """run.py with exactly these arguments."""
         env = dict(os.environ)
         env["PATH"] = self.tools + os.pathsep + env["PATH"]
         env["FAKE_COUNTER_DIR"] = self.tmp
         env.pop("FAKE_EXTRA_SCALE", None)
+        env.pop("CUCATCH_TAGS", None)
         env.update(env_extra or {})
+        return subprocess.run([sys.executable, RUN_PY, *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    def run(self, *extra, env_extra=None, json_option="--out"):
+        """run.py on the fakes, saving to a JSON file; returns the process and the document."""
         out = os.path.join(self.tmp, "out.json")
-        p = subprocess.run([sys.executable, RUN_PY, "--bin-dir", self.bin, "--out", out, *extra],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        p = self.run_py("--bin-dir", self.bin, json_option, out, *extra, env_extra=env_extra)
         doc = None
         if os.path.exists(out):
             with open(out) as f:
@@ -168,10 +235,16 @@ class RunPyTest(unittest.TestCase):
         self.assertEqual(len(doc["configs"]["cucatch"]["runs"]), 3)
         # The table.
         self.assertIn("| kernel", p.stdout)
-        self.assertRegex(p.stdout, r"\| plain ms \| cucatch ms \| cucatch x \| memcheck ms \| memcheck x \| notes")
-        self.assertRegex(p.stdout, r"\| saxpy +\| +1\.000 \| +1\.500 \| +1\.50x \| +50\.000 \| +50\.00x \|")
-        self.assertRegex(p.stdout, r"\| geomean .*1\.50x .*50\.00x")
-        self.assertRegex(p.stdout, r"\| worst .*1\.50x .*50\.00x \| cucatch: (saxpy|sgemm|pointer_chase), memcheck: ")
+        self.assertRegex(p.stdout, r"\| plain ms \| cucatch ms \| cucatch x \| tags-off ms \| tags-off x "
+                                   r"\| memcheck ms \| memcheck x \| regs plain→cucatch \| local B \| notes")
+        self.assertRegex(p.stdout, r"\| saxpy +\| +1\.000 \| +1\.500 \| +1\.50x \| +1\.500 \| +1\.50x "
+                                   r"\| +50\.000 \| +50\.00x \| +n/a \| +n/a \|")
+        self.assertRegex(p.stdout, r"\| geomean .*1\.50x .*1\.50x .*50\.00x")
+        self.assertRegex(p.stdout, r"\| worst .*1\.50x .*50\.00x \|.*\| cucatch: (saxpy|sgemm|pointer_chase), "
+                                   r"tags-off: .*, memcheck: ")
+        # The fake predates --kernel-names: no resource figures, and a note that says why.
+        self.assertIn("note: regs/local n/a: overhead.plain --kernel-names: exit status 1", p.stdout)
+        self.assertIsNone(rows["saxpy"]["regs_plain"])
         self.assertIn("device: GPU 0: NVIDIA Fake H100", p.stdout)
         print("\n" + p.stdout)
 
@@ -192,7 +265,7 @@ class RunPyTest(unittest.TestCase):
         self.assertEqual(s["worst_kernel"], "pointer_chase")
         self.assertNotIn("memcheck", p.stdout.splitlines()[2])
         self.assertNotIn("memcheck", doc["summary"])
-        self.assertRegex(p.stdout, r"\| worst .* 8\.00x \| cucatch: pointer_chase")
+        self.assertRegex(p.stdout, r"\| worst .* 8\.00x \|.*\| cucatch: pointer_chase")
 
     def test_false_positive_mismatch_and_crash(self):
         fx = Fixture(self.tmp, cucatch_opts="--fake-scale 1.5 --fake-fp sgemm "
@@ -201,7 +274,8 @@ class RunPyTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         rows = rows_by_kernel(doc)
         self.assertFalse(rows["saxpy"]["checksum_ok"])
-        self.assertIn("CHECKSUM MISMATCH (cucatch differ from plain)", rows["saxpy"]["notes"])
+        self.assertIn("CHECKSUM MISMATCH (cucatch,tags-off differ from plain)", rows["saxpy"]["notes"])
+        self.assertIn("tags-off FAILED (rc 134)", rows["pointer_chase"]["notes"])
         self.assertEqual(rows["sgemm"]["cucatch_messages"],
                          ["cucatch: out-of-bounds read of 4 bytes in sgemm"])
         self.assertIn("cucatch REPORTED (1 distinct lines)", rows["sgemm"]["notes"])
@@ -212,8 +286,8 @@ class RunPyTest(unittest.TestCase):
         # Each crashed process was followed by a lone run of the kernel it did not reach.
         singles = [r.get("single_kernel") for r in doc["configs"]["cucatch"]["runs"]]
         self.assertEqual(singles, [None, "pointer_chase"] * 3)
-        self.assertRegex(p.stdout, r"\| pointer_chase +\| +4\.000 \| +FAIL \| +- \| cucatch FAILED")
-        self.assertRegex(p.stdout, r"\| geomean .* 1\.50x \| cucatch: 2 kernels")
+        self.assertRegex(p.stdout, r"\| pointer_chase +\| +4\.000 \| +FAIL \| +- \| +FAIL \| +- \|.* cucatch FAILED")
+        self.assertRegex(p.stdout, r"\| geomean .* 1\.50x \|.*\| cucatch: 2 kernels, tags-off: 2 kernels")
         self.assertIn("cucatch reports on a correct program (false positives):", p.stdout)
         self.assertIn("[sgemm] cucatch: out-of-bounds read of 4 bytes in sgemm", p.stdout)
         self.assertIn("problems:", p.stdout)
@@ -258,8 +332,165 @@ class RunPyTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("overhead.cucatch is missing", p.stderr)
 
+    def test_tags_off_runs_the_cucatch_binary_with_tags_off(self):
+        fx = Fixture(self.tmp, cucatch_opts="--fake-scale 1.5 --fake-tags-off-scale 0.8")
+        p, doc = fx.run("--repeats", "3")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(list(doc["configs"]), ["plain", "cucatch", "tags_off", "memcheck"])
+        self.assertEqual(doc["configs"]["tags_off"]["env"], {"CUCATCH_TAGS": "0"})
+        self.assertEqual(doc["configs"]["cucatch"]["env"], {})
+        cmd = doc["configs"]["tags_off"]["runs"][0]["command"]
+        self.assertEqual(cmd[0], os.path.join(fx.bin, "overhead.cucatch"))
+        rows = rows_by_kernel(doc)
+        # Only the tags-off processes saw CUCATCH_TAGS=0 (the fake is then 0.8x as slow).
+        self.assertAlmostEqual(rows["saxpy"]["cucatch_x"], 1.5)
+        self.assertAlmostEqual(rows["saxpy"]["tags_off_x"], 1.2)
+        self.assertAlmostEqual(rows["pointer_chase"]["tags_off_ms"], 4.8)
+        self.assertAlmostEqual(rows["sgemm"]["memcheck_x"], 50.0)
+        self.assertAlmostEqual(doc["summary"]["tags_off"]["geomean"], 1.2)
+        self.assertAlmostEqual(doc["summary"]["tags_off"]["worst"], 1.2)
+        self.assertEqual(doc["summary"]["tags_off"]["kernels"], 3)
+        self.assertRegex(p.stdout, r"\| saxpy +\| +1\.000 \| +1\.500 \| +1\.50x \| +1\.200 \| +1\.20x "
+                                   r"\| +50\.000 \| +50\.00x \|")
+        self.assertRegex(p.stdout, r"\| geomean .* 1\.50x \| +\| +1\.20x \| +\| +50\.00x \|.*"
+                                   r"tags-off: 3 kernels")
+        self.assertIn("reps: plain/cucatch/tags-off 20, memcheck 5", p.stdout)
+        self.assertIn("tags-off: CUCATCH_TAGS=0 " + os.path.join(fx.bin, "overhead.cucatch"), p.stderr)
+
+    def test_no_tags_off(self):
+        fx = Fixture(self.tmp)
+        p, doc = fx.run("--no-tags-off", "--no-sanitizer", "--repeats", "1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(list(doc["configs"]), ["plain", "cucatch"])
+        self.assertNotIn("tags_off", doc["summary"])
+        self.assertNotIn("tags_off_x", doc["kernels"][0])
+        self.assertNotIn("tags-off", p.stdout)
+        self.assertRegex(p.stdout, r"\| cucatch x \| regs plain→cucatch \| local B \| notes")
+
+    def test_resource_columns(self):
+        fx = Fixture(self.tmp, plain_opts="--fake-kernel-names 1",
+                     cucatch_opts="--fake-scale 1.5 --fake-kernel-names 1")
+        fx.add_cuobjdump()
+        p, doc = fx.run("--no-sanitizer", "--repeats", "1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(doc["resources"]["cuobjdump"], os.path.join(fx.tools, "cuobjdump"))
+        self.assertEqual(doc["resources"]["notes"], [])
+        self.assertEqual(doc["resources"]["kernel_functions"]["pointer_chase"],
+                         ["pointerChase", "chaseInit"])
+        rows = rows_by_kernel(doc)
+        figures = {k: (r["regs_plain"], r["regs_cucatch"], r["local_bytes_plain"],
+                       r["local_bytes_cucatch"]) for k, r in rows.items()}
+        self.assertEqual(figures, {"saxpy": (10, 30, 0, 16), "sgemm": (40, 48, 0, 12),
+                                   "pointer_chase": (20, None, 0, None)})
+        self.assertEqual(rows["sgemm"]["kernel_functions"], ["sgemmTiled"])
+        self.assertEqual(rows["saxpy"]["notes"], [])
+        self.assertEqual(rows["pointer_chase"]["notes"],
+                         ["regs n/a: chaseInit not in overhead.cucatch"])
+        self.assertRegex(p.stdout, r"\| regs plain→cucatch \| local B \| notes")
+        self.assertRegex(p.stdout, r"\| saxpy .* 1\.50x \| +1\.500 \| +1\.50x \| +10→30 \| +0→16 \|")
+        self.assertRegex(p.stdout, r"\| sgemm .* \| +40→48 \| +0→12 \|")
+        self.assertRegex(p.stdout, r"\| pointer_chase .* \| +20→n/a \| +0→n/a \| regs n/a: chaseInit")
+        # Resource notes are information, not problems.
+        self.assertTrue(doc["ok"])
+
+    def test_resource_columns_without_cuobjdump(self):
+        fx = Fixture(self.tmp, plain_opts="--fake-kernel-names 1")
+        builds = {"plain": os.path.join(fx.bin, "overhead.plain"),
+                  "cucatch": os.path.join(fx.bin, "overhead.cucatch")}
+        env = {"PATH": fx.tools + os.pathsep + "/nonexistent", "FAKE_COUNTER_DIR": self.tmp}
+        with mock.patch.dict(os.environ, env), mock.patch.object(run, "CUOBJDUMP_FALLBACKS", []):
+            self.assertIsNone(run.find_cuobjdump())
+            info, per_bench = run.collect_resources(builds, 60)
+        self.assertIsNone(info["cuobjdump"])
+        self.assertEqual(len(info["notes"]), 1)
+        self.assertIn("no cuobjdump on PATH", info["notes"][0])
+        self.assertEqual(per_bench["sgemm"]["kernel_functions"], ["sgemmTiled"])
+        self.assertIsNone(per_bench["sgemm"]["regs_plain"])
+        self.assertIsNone(per_bench["sgemm"]["local_bytes_cucatch"])
+        rows = [{"kernel": "sgemm", "notes": []}, {"kernel": "extra", "notes": []}]
+        run.add_resources(rows, info, per_bench)
+        self.assertEqual(run.fmt_pair(rows[0], "regs"), "n/a")
+        self.assertEqual(rows[0]["notes"], [])  # the note is said once, under the table
+        self.assertEqual(rows[1]["notes"], ["regs n/a: not in --kernel-names"])
+
+    def test_from_json_round_trip(self):
+        saved = os.path.join(self.tmp, "saved.json")
+        reports = {}
+        for sub, cucatch_opts, status in (
+                ("bad", "--fake-scale 1.5 --fake-fp sgemm --fake-crash pointer_chase", 1),
+                ("clean", "--fake-scale 2", 0)):
+            fx = Fixture(os.path.join(self.tmp, sub), cucatch_opts=cucatch_opts)
+            p = fx.run_py("--bin-dir", fx.bin, "--json", saved, "--repeats", "1")
+            self.assertEqual(p.returncode, status, p.stdout + p.stderr)
+            with open(saved) as f:
+                self.assertEqual(json.load(f)["ok"], status == 0)
+            # Nothing runs: no fakes on PATH are needed, and the report is the same.
+            again = fx.run_py("--from-json", saved, env_extra={"PATH": "/nonexistent"})
+            self.assertEqual(again.returncode, status, again.stderr)
+            self.assertEqual(again.stdout, p.stdout)
+            self.assertEqual(again.stderr, "")
+            reports[sub] = again.stdout
+        self.assertIn("problems:", reports["bad"])
+        self.assertIn("[sgemm] cucatch: out-of-bounds read", reports["bad"])
+        self.assertNotIn("problems:", reports["clean"])
+        bad = fx.run_py("--from-json", os.path.join(self.tmp, "nope.json"))
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("is not a run saved with --json", bad.stderr)
+        both = fx.run_py("--from-json", saved, "--bin-dir", fx.bin)
+        self.assertEqual(both.returncode, 2)
+        self.assertEqual(fx.run_py("--repeats", "1").returncode, 2)  # no --bin-dir
+
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
+                         "matplotlib is not importable by this python (Debian: python3-matplotlib "
+                         "for /usr/bin/python3; scripts/install-deps.sh --bench)")
+    def test_plot(self):
+        fx = Fixture(self.tmp)
+        png = os.path.join(self.tmp, "live.png")
+        p, doc = fx.run("--repeats", "1", "--plot", png)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        saved = os.path.join(self.tmp, "saved.json")
+        with open(saved, "w") as f:
+            json.dump(doc, f)
+        again = os.path.join(self.tmp, "again.png")
+        p = fx.run_py("--from-json", saved, "--plot", again)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(os.path.getsize(again), 1000)
+        p = fx.run_py("--from-json", saved, "--plot", os.path.join(self.tmp, "no", "dir.png"))
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cannot write", p.stderr)
+
+    def test_plot_without_matplotlib(self):
+        fx = Fixture(self.tmp)
+        # A matplotlib that fails to import, ahead of any installed one.
+        shadow = os.path.join(self.tmp, "shadow", "matplotlib")
+        os.makedirs(shadow)
+        with open(os.path.join(shadow, "__init__.py"), "w") as f:
+            f.write("raise ImportError('no matplotlib here')\n")
+        p, doc = fx.run("--plot", os.path.join(self.tmp, "x.png"),
+                        env_extra={"PYTHONPATH": os.path.dirname(shadow)})
+        self.assertEqual(p.returncode, 2)
+        self.assertIsNone(doc)
+        self.assertIn("python3-matplotlib", p.stderr)
+        self.assertIn("scripts/install-deps.sh --bench", p.stderr)
+        # Said before running anything.
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "counter.plain")))
+
 
 class ParseTest(unittest.TestCase):
+    def test_unqualified_name(self):
+        for mangled, name in (("_Z5saxpyifPKfPf", "saxpy"),
+                              ("_ZN8overhead5saxpyEifPKfPf", "saxpy"),
+                              ("_ZN8overhead12_GLOBAL__N_15saxpyEv", "saxpy"),
+                              ("_ZL9chaseInitPjm", "chaseInit"),
+                              ("_ZN8overhead10sgemmTiledIfEEviiPKT_S3_PS1_", "sgemmTiled"),
+                              ("_Z6kernelIiEvT_", "kernel"),
+                              ("_Z6saxpy2v", "saxpy2"),
+                              ("cKernel", "cKernel"),
+                              ("_Z99short", None)):
+            self.assertEqual(run.unqualified_name(mangled), name, mangled)
+
     def test_parse_output(self):
         stdout = textwrap.dedent("""\
             ========= COMPUTE-SANITIZER
