@@ -57,7 +57,7 @@ void untagExternalCallArguments(Module& module, UnitResult& unit) {
       if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
       edits.before[statement] +=
-          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_ok" + std::to_string(unit.nextLabel++));
+          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_direct" + std::to_string(unit.nextLabel++));
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };

@@ -127,10 +127,11 @@ std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
 
 void FunctionChecks::finish() {
   if (checks_ == 0) return;
-  // Declarations and prologue, then the statements with their sequences, then the report
-  // block the failing checks branch to (never fallen into).
+  // Declarations and prologue, then the statements with their sequences, then the checks'
+  // out-of-line parts and the report block they end in (only branched to, never fallen into:
+  // each part ends with a branch).
   edits.prologue = functionPrologue(regs) + declarations + entry;
-  edits.epilogue = reportBlock(regs, unit.unit);
+  edits.epilogue = outOfLine + reportBlock(regs, unit.unit);
   applyEdits(function, edits);
   ++unit.stats.functions;
 }

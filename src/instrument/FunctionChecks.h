@@ -55,12 +55,15 @@ class FunctionChecks {
   BodyEdits edits;
   std::string declarations;  // the passes' own registers, declared in the prologue
   std::string entry;         // sequences at function entry, after the shared prologue
+  std::string outOfLine;     // the checks' out-of-line parts (CheckCode), before the report block
 
   // A site for access `a` (its statement's instruction, source line, kind, size and space),
   // with a fresh id; the pass records it with addSite once the check is in place.
   Site newSite(const analysis::AccessSite& a) const;
   void addSite(Site site, const analysis::AccessSite& a);
-  std::string newLabel() { return "$__cc_ok" + std::to_string(unit.nextLabel++); }
+  // A fresh label, "$__cc_<what><n>": "ok" where a fast path goes on, "fail" where a failing
+  // check's out-of-line part starts, "slow" where a failing range check's group does.
+  std::string newLabel(const char* what = "ok") { return "$__cc_" + std::string(what) + std::to_string(unit.nextLabel++); }
   // The sequences that bound an address by the shared window (sharedWindowBounds) read an
   // `extern __shared__` array's symbol; where it is cucatch's own, the module must declare it:
   // call before adding one.

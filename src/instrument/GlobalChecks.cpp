@@ -117,7 +117,6 @@ class GlobalChecks {
 
     Function& f = fc_.function;
     const FunctionRegs& regs = fc_.regs;
-    auto& before = fc_.edits.before;
     auto& after = fc_.edits.after;
     // Metadata follows every definition of a relevant register.
     for (size_t index = 0; index < pa_.defs().size(); ++index) {
@@ -173,7 +172,7 @@ class GlobalChecks {
               after[d.statement] += unknownMetadata(to, g);
           } else {
             bool window = windowBases.count(index) != 0;
-            after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel(), window ? fc_.options.dynamicShared : "");
+            after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), window ? fc_.options.dynamicShared : "");
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
           }
@@ -193,20 +192,21 @@ class GlobalChecks {
       bool negated = in.guard && in.guard->negated;
       std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
       if (group.size() == 1) {
-        before[first.statement] += check(first, untagged);
+        add(first, check(first, untagged));
         continue;
       }
-      std::string slowPath;
+      CheckCode own;
       int64_t lowest = INT64_MAX, end = INT64_MIN;
       for (const AccessSite* a : group) {
-        slowPath += check(*a, untagged);
+        own += check(*a, untagged);
         int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
         lowest = std::min(lowest, offset);
         end = std::max(end, offset + static_cast<int64_t>(a->access.size));
       }
-      before[first.statement] +=
-          safetyRangeCheck(regs, meta_.at(first.addressRegister), first.addressRegister, untagged, lowest,
-                           static_cast<uint64_t>(end - lowest), guard, negated, slowPath, fc_.newLabel());
+      std::string slowLabel = fc_.newLabel("slow");
+      add(first, safetyRangeCheck(regs, meta_.at(first.addressRegister), first.addressRegister, untagged, lowest,
+                                  static_cast<uint64_t>(end - lowest), guard, negated, own, slowLabel,
+                                  fc_.newLabel()));
       result.stats.coalescedChecks += group.size() - 1;
     }
 
@@ -219,8 +219,13 @@ class GlobalChecks {
  private:
   static constexpr const char* kMetaPrefix = "%__cc_";
 
+  void add(const AccessSite& a, const CheckCode& code) {
+    fc_.edits.before[a.statement] += code.inlined;
+    fc_.outOfLine += code.outOfLine;
+  }
+
   // The SAFETYCHECK of access `a`, which is rewritten to go through `untagged`; and its site.
-  std::string check(const AccessSite& a, const std::string& untagged) {
+  CheckCode check(const AccessSite& a, const std::string& untagged) {
     auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
     Site site = fc_.newSite(a);
     if (std::string variable = moduleVariable(a); !variable.empty()) {
@@ -238,12 +243,12 @@ class GlobalChecks {
     c.size = a.access.size;
     c.accessFlags = accessFlags(a.access.kind);
     c.untagged = untagged;
-    c.okLabel = fc_.newLabel();
-    std::string text = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
+    c.label = fc_.newLabel("fail");
+    CheckCode code = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                                    in.guard && in.guard->negated);
     address.text = untagged;
     fc_.addSite(std::move(site), a);
-    return text;
+    return code;
   }
 
   // [sym+offset] into a module variable of known size, entirely inside it: no runtime check

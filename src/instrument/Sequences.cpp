@@ -226,42 +226,61 @@ std::string untagInto(const std::string& untagged, const std::string& pointer) {
   return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
 }
 
+// To the out-of-line part of a check at `label` where q0 (the violation) is set. Plain bra:
+// whether an access is in bounds differs between the threads of a warp, and .uni would promise
+// that it does not.
+std::string violationBranch(const FunctionRegs& r, const std::string& label) {
+  return fmt::format("@{} bra {};\n", r.q(0), label);
+}
+
+// A range check (`test` leaves its violation in q0) whose group of checks runs out of line
+// where it fails, and comes back to `okLabel` should none of them fail.
+CheckCode rangeCheckCode(const FunctionRegs& r, std::string test, const CheckCode& group, const std::string& slowLabel,
+                         const std::string& okLabel) {
+  CheckCode code;
+  code.inlined = std::move(test) + violationBranch(r, slowLabel) + okLabel + ":\n";
+  code.outOfLine = slowLabel + ":\n" + group.inlined + "bra " + okLabel + ";\n" + group.outOfLine;
+  return code;
+}
+
 }  // namespace
 
-std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
-                        const std::string& guardPredicate, bool guardNegated) {
+CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated) {
   // Fast path: untag, then globalViolation. The pointer's tag is only decoded in the report
   // block, for the report.
-  std::string s = untagInto(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size);
-  s += guardViolation(r, guardPredicate, guardNegated);
-  // Plain bra: whether an access is in bounds differs between the threads of a warp, and .uni
-  // would promise that it does not. A violating thread hands the report its values in fixed
-  // registers and branches to the function's report block, which never comes back.
-  s += fmt::format(
-      "@!{q0} bra {ok};\n"
+  CheckCode code;
+  code.inlined = untagInto(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size) +
+                 guardViolation(r, guardPredicate, guardNegated) + violationBranch(r, c.label);
+  // A violating thread hands the report its values in fixed registers and branches to the
+  // function's report block, which never comes back. (The address is computed again here: the
+  // fast path's t0 would otherwise have to be copied to where the report block reads it, on
+  // the fast path.)
+  code.outOfLine = fmt::format(
+      "{label}:\n"
+      "add.s64 {t0}, {untagged}, {offset};\n"
       "mov.u32 {u2}, {site};\n"
       "mov.u32 {u3}, {info};\n"
       "mov.b64 {t3}, {ptr};\n"
       "mov.b64 {t6}, {base};\n"
       "mov.b64 {t7}, {size};\n"
       "mov.b32 {u1}, {meta};\n"
-      "bra.uni {report};\n"
-      "{ok}:\n",
-      fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
-      fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("t3", r.t(3)),
-      fmt::arg("ptr", c.pointer), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)),
-      fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
-  return s;
+      "bra.uni {report};\n",
+      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("untagged", c.untagged),
+      fmt::arg("offset", c.offset), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
+      fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("t3", r.t(3)), fmt::arg("ptr", c.pointer),
+      fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)), fmt::arg("size", m.size),
+      fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
+  return code;
 }
 
-std::string safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
-                             const std::string& untagged, int64_t lowest, uint64_t span,
-                             const std::string& guardPredicate, bool guardNegated, const std::string& slowPath,
-                             const std::string& okLabel) {
-  std::string s = untagInto(untagged, pointer) + globalViolation(r, m, untagged, lowest, span);
-  s += guardViolation(r, guardPredicate, guardNegated);
-  return s + fmt::format("@!{q0} bra {ok};\n{slow}{ok}:\n", fmt::arg("q0", r.q(0)), fmt::arg("ok", okLabel),
-                         fmt::arg("slow", slowPath));
+CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
+                           const std::string& untagged, int64_t lowest, uint64_t span,
+                           const std::string& guardPredicate, bool guardNegated, const CheckCode& group,
+                           const std::string& slowLabel, const std::string& okLabel) {
+  std::string s = untagInto(untagged, pointer) + globalViolation(r, m, untagged, lowest, span) +
+                  guardViolation(r, guardPredicate, guardNegated);
+  return rangeCheckCode(r, std::move(s), group, slowLabel, okLabel);
 }
 
 std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,
@@ -341,10 +360,11 @@ std::string sharedRangeViolation(const FunctionRegs& r, const SharedBoundsRegs& 
 
 }  // namespace
 
-std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const CheckSite& c,
-                        const std::string& guardPredicate, bool guardNegated) {
+CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated) {
   // u0 the address accessed; q0 the violation.
-  std::string s;
+  CheckCode code;
+  std::string& s = code.inlined;
   if (c.pointer.empty() || c.pointer[0] != '%')  // a variable's symbol: mov it first
     s += fmt::format("mov.u32 {u0}, {a};\nadd.u32 {u0}, {u0}, {offset};\n", fmt::arg("u0", r.u(0)),
                      fmt::arg("a", c.pointer), fmt::arg("offset", c.offset));
@@ -356,37 +376,35 @@ std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const 
   if (c.lanes)
     s += fmt::format("mov.u32 {u1}, %laneid;\nsetp.lt.u32 {q1}, {u1}, {lanes};\nand.pred {q0}, {q0}, {q1};\n",
                      fmt::arg("u1", r.u(1)), fmt::arg("q1", r.q(1)), fmt::arg("q0", r.q(0)), fmt::arg("lanes", c.lanes));
-  return s + fmt::format(
-                 "@!{q0} bra {ok};\n"
-                 "cvt.u64.u32 {t0}, {u0};\n"
-                 "mov.u64 {t3}, 0;\n"
-                 "cvt.u64.u32 {t6}, {base};\n"
-                 "{size64}"
-                 "mov.u32 {u1}, {meta};\n"
-                 "mov.u32 {u2}, {site};\n"
-                 "mov.u32 {u3}, {info};\n"
-                 "bra.uni {report};\n"
-                 "{ok}:\n",
-                 fmt::arg("q0", r.q(0)), fmt::arg("ok", c.okLabel), fmt::arg("t0", r.t(0)), fmt::arg("u0", r.u(0)),
-                 fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base),
-                 fmt::arg("size64", c.partStart.empty()
-                                        ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(7), m.size)
-                                        : fmt::format("mov.b64 {}, {{{}, {}}};\n", r.t(7), m.size, c.partStart)),
-                 fmt::arg("u1", r.u(1)),
-                 fmt::arg("meta", c.sharedWindow ? kSharedWindowMeta : kLiveMeta), fmt::arg("u2", r.u(2)),
-                 fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
-                 fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("report", kReportLabel));
+  s += violationBranch(r, c.label);
+  code.outOfLine = fmt::format(
+      "{label}:\n"
+      "cvt.u64.u32 {t0}, {u0};\n"
+      "mov.u64 {t3}, 0;\n"
+      "cvt.u64.u32 {t6}, {base};\n"
+      "{size64}"
+      "mov.u32 {u1}, {meta};\n"
+      "mov.u32 {u2}, {site};\n"
+      "mov.u32 {u3}, {info};\n"
+      "bra.uni {report};\n",
+      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("u0", r.u(0)), fmt::arg("t3", r.t(3)),
+      fmt::arg("t6", r.t(6)), fmt::arg("base", m.base),
+      fmt::arg("size64", c.partStart.empty() ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(7), m.size)
+                                             : fmt::format("mov.b64 {}, {{{}, {}}};\n", r.t(7), m.size, c.partStart)),
+      fmt::arg("u1", r.u(1)), fmt::arg("meta", c.sharedWindow ? kSharedWindowMeta : kLiveMeta), fmt::arg("u2", r.u(2)),
+      fmt::arg("site", c.site), fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags),
+      fmt::arg("report", kReportLabel));
+  return code;
 }
 
-std::string sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address,
-                             int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
-                             const std::string& slowPath, const std::string& okLabel) {
+CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address,
+                           int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
+                           const CheckCode& group, const std::string& slowLabel, const std::string& okLabel) {
   std::string s = fmt::format("add.u32 {u0}, {a}, {lowest};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", address),
                               fmt::arg("lowest", lowest));
   s += sharedRangeViolation(r, m, span);
   s += guardViolation(r, guardPredicate, guardNegated);
-  return s + fmt::format("@!{q0} bra {ok};\n{slow}{ok}:\n", fmt::arg("q0", r.q(0)), fmt::arg("ok", okLabel),
-                         fmt::arg("slow", slowPath));
+  return rangeCheckCode(r, std::move(s), group, slowLabel, okLabel);
 }
 
 std::string reportBlock(const FunctionRegs& r, uint32_t unit) {

@@ -61,6 +61,20 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
                          const std::string& guard, const std::string& directLabel,
                          const std::string& dynamicShared = "");
 
+// A check as inserted: `inlined` goes before the access (the comparison and one branch: all a
+// passing thread runs), `outOfLine` at the function's end, before the report block (what only
+// a failing thread runs: the report's values moved into place, a coalesced group's own checks).
+// Inline, ptxas turned the moves into predicated instructions that every thread issued, 6 to
+// 8 per check: in a kernel of 49 clamped loads, more than the comparisons themselves.
+struct CheckCode {
+  std::string inlined, outOfLine;
+  CheckCode& operator+=(const CheckCode& o) {
+    inlined += o.inlined;
+    outOfLine += o.outOfLine;
+    return *this;
+  }
+};
+
 // SAFETYCHECK before an access through `pointer`+`offset` of `size` bytes: leaves the
 // untagged pointer in `untagged` (the access is rewritten to use it) and, on a violation,
 // branches to the function's report block (reportBlock) with `site`. `guard` is the access's
@@ -72,7 +86,7 @@ struct CheckSite {
   unsigned size = 0;
   unsigned accessFlags = 0;  // abi::AccessFlags
   std::string untagged;
-  std::string okLabel;
+  std::string label;  // fresh: where the check's out-of-line part starts
   // (Shared:) the bounds are the block's shared window, not a variable's: the record says so
   // (abi::kMetaStateSharedWindow).
   bool sharedWindow = false;
@@ -82,17 +96,18 @@ struct CheckSite {
   // Only the lanes below this use their address (ldmatrix .x1/.x2): the others pass. 0: all.
   unsigned lanes = 0;
 };
-std::string safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
-                        const std::string& guardPredicate, bool guardNegated);
+CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated);
 // One SAFETYCHECK for a group of accesses through the same 64-bit `pointer` (unchanged between
 // them, under the same guard, in straight-line code), which all go through `untagged`: the
 // range from the lowest offset to the end of the highest access must lie inside the base's
-// bounds, and its verdict must be clear. If not, `slowPath` (the group's own checks, in
-// program order) reports the first access that fails. `okLabel` ends the sequence.
-std::string safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
-                             const std::string& untagged, int64_t lowest, uint64_t span,
-                             const std::string& guardPredicate, bool guardNegated, const std::string& slowPath,
-                             const std::string& okLabel);
+// bounds, and its verdict must be clear. If not, `group` (the group's own checks, in program
+// order), out of line from `slowLabel`, reports the first access that fails. `okLabel` ends
+// the inline part. Both labels fresh.
+CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
+                           const std::string& untagged, int64_t lowest, uint64_t span,
+                           const std::string& guardPredicate, bool guardNegated, const CheckCode& group,
+                           const std::string& slowLabel, const std::string& okLabel);
 
 // Shared memory (OOBCHECK, pure arithmetic on 32-bit shared-window addresses): an object's
 // bounds travel in two .b32 registers, like a global pointer's metadata.
@@ -124,16 +139,17 @@ std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsReg
 // variable's symbol for [symbol+offset]) of `c.size` bytes against `bounds`; on a violation it
 // branches to the report block with the address and bounds widened to 64 bits and no tag.
 // (Shared addresses carry no tag: `c.untagged` is not used.)
-std::string sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const CheckSite& c,
-                        const std::string& guardPredicate, bool guardNegated);
+CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated);
 // One check for a group of accesses through the same 32-bit `address` register (unchanged
 // between them, under the same guard, in straight-line code): the range from the lowest
 // offset to the end of the highest access must lie inside `bounds`. If it does not, some
-// access of the group is out of bounds: the sequence then runs `slowPath` (the group's own
-// checks, in program order), which reports the first that fails. `okLabel` ends the sequence.
-std::string sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const std::string& address,
-                             int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
-                             const std::string& slowPath, const std::string& okLabel);
+// access of the group is out of bounds: `group` (the group's own checks, in program order),
+// out of line from `slowLabel`, then reports the first that fails. `okLabel` ends the inline
+// part.
+CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const std::string& address,
+                           int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
+                           const CheckCode& group, const std::string& slowLabel, const std::string& okLabel);
 
 // The report block every function with checks ends with: appends an abi::ErrorRecord to the
 // runtime's error buffer (the values a failing check left in the function's scratch registers,

@@ -104,23 +104,24 @@ class SharedChecks {
     for (const auto& group : fc_.coalescedGroups(checked)) {
       const AccessSite& first = *group.front();
       if (group.size() == 1) {
-        fc_.edits.before[first.statement] += check(first);
+        add(first, check(first));
         continue;
       }
       // One range check; the group's own checks only where it fails (they report the first
       // access out of bounds, in program order).
-      std::string slowPath;
+      CheckCode own;
       int64_t lowest = INT64_MAX, end = INT64_MIN;
       for (const AccessSite* a : group) {
-        slowPath += check(*a);
+        own += check(*a);
         int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
         lowest = std::min(lowest, offset);
         end = std::max(end, offset + static_cast<int64_t>(a->access.size));
       }
       const auto& in = std::get<Instruction>(f.body[first.statement]);
-      fc_.edits.before[first.statement] += sharedRangeCheck(
-          fc_.regs, boundsOf(first), first.addressRegister, lowest, static_cast<uint64_t>(end - lowest),
-          in.guard ? in.guard->predicate : "", in.guard && in.guard->negated, slowPath, fc_.newLabel());
+      std::string slowLabel = fc_.newLabel("slow");
+      add(first, sharedRangeCheck(fc_.regs, boundsOf(first), first.addressRegister, lowest,
+                                  static_cast<uint64_t>(end - lowest), in.guard ? in.guard->predicate : "",
+                                  in.guard && in.guard->negated, own, slowLabel, fc_.newLabel()));
       stats.coalescedChecks += group.size() - 1;
     }
     if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
@@ -129,11 +130,16 @@ class SharedChecks {
   }
 
  private:
+  void add(const AccessSite& a, const CheckCode& code) {
+    fc_.edits.before[a.statement] += code.inlined;
+    fc_.outOfLine += code.outOfLine;
+  }
+
   // The check of one access, and its site.
-  std::string check(const AccessSite& a) {
+  CheckCode check(const AccessSite& a) {
     auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
     Site site = fc_.newSite(a);
-    std::string text;
+    std::string boundsText;
     SharedBoundsRegs bounds;
     if (a.addressSymbol.empty() || partOf(a)) {
       bounds = boundsOf(a);
@@ -141,7 +147,7 @@ class SharedChecks {
       // [symbol+offset] outside the symbol's static bounds (or into dynamic shared memory):
       // checked against the symbol, its bounds made in scratch registers.
       bounds = {fc_.regs.u(4), fc_.regs.u(5)};
-      text += objectBounds(bounds, a.addressSymbol, "");
+      boundsText = objectBounds(bounds, a.addressSymbol, "");
     }
     if (std::string variable = objectName(a); !variable.empty()) {
       const SymbolInfo& info = symbols_.at(variable);
@@ -157,13 +163,14 @@ class SharedChecks {
                 a.access.size,
                 accessFlags(a.access.kind),
                 "",
-                fc_.newLabel(),
+                fc_.newLabel("fail"),
                 a.addressSymbol.empty() && !reachedByObject(a),
                 partOf(a) ? partStarts_.at(*partOf(a)) : std::string(),
                 a.access.lanes};
-    text += sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
+    CheckCode code = sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
+    code.inlined.insert(0, boundsText);
     fc_.addSite(std::move(site), a);
-    return text;
+    return code;
   }
 
   const SymbolInfo* sharedVariable(const std::string& symbol) const {
