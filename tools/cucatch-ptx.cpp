@@ -91,6 +91,8 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
   const std::tuple<const char*, size_t, const char*> counts[] = {
       {"coalesced", s.coalescedChecks,
        "accesses covered by another access's range check (same address, straight-line code)"},
+      {"dominated", s.dominatedChecks,
+       "accesses whose range a dominating access's check through the same address already covered"},
       {"whole region", s.dynamicSharedWhole,
        "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
        "or not told apart)"},
@@ -150,6 +152,10 @@ int main(int argc, char** argv) {
                "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
                "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
                "steps below it (a stencil's halo) is reported");
+  bool noDominated = false;
+  app.add_flag("--no-dominated", noDominated,
+               "give an access its own check also where a dominating access through the same, unchanged address "
+               "already checked a range that contains it (to measure what leaving those checks out saves)");
   bool noCoalesce = false;
   app.add_flag("--no-coalesce", noCoalesce,
                "give every access its own check, where accesses through one address in straight-line code "
@@ -182,6 +188,7 @@ int main(int argc, char** argv) {
     cucatch::instrument::InstrumentOptions options;
     options.dynamicSharedParts = sharedParts;
     options.coalesceChecks = !noCoalesce;
+    options.removeDominatedChecks = !noDominated;
     try {
       if (registerLimit == "measure" && !module.functions().empty()) {
         std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;

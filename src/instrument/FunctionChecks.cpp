@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "ptx/InstrInfo.h"
@@ -80,6 +81,11 @@ void FunctionChecks::addSite(Site site, const AccessSite& a) {
   ++checks_;
 }
 
+void FunctionChecks::addDominated(const AccessSite& a) {
+  ++unit.stats.instrumented[fmt::format("{} {}", spaceName(a.access.space), accessKindName(a.access.kind))];
+  ++unit.stats.dominatedChecks;
+}
+
 std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
     const std::vector<const AccessSite*>& checked) const {
   std::vector<std::vector<const AccessSite*>> groups;
@@ -123,6 +129,94 @@ std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
     });
   }
   return groups;
+}
+
+namespace {
+
+// Does statement `in` break what a dominating check established: a call (the memory may be freed
+// there), or a new value of `reg` or of `guard`?
+bool invalidates(const Instruction& in, const std::string& reg, const std::string& guard) {
+  if (in.opcode == "call") return true;
+  bool defines = false;
+  forEachDefinedRegister(in, [&](const std::string& r) { defines |= r == reg || (!guard.empty() && r == guard); });
+  return defines;
+}
+
+}  // namespace
+
+std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const AccessSite*>& checked) const {
+  std::vector<bool> covered(checked.size(), false);
+  if (!options.removeDominated) return covered;
+  auto offsetOf = [&](const AccessSite& a) {
+    return std::get<Instruction>(function.body[a.statement]).operands[a.access.addressOperand].value;
+  };
+  auto guardOf = [&](const AccessSite& a) -> std::pair<std::string, bool> {
+    const auto& in = std::get<Instruction>(function.body[a.statement]);
+    return in.guard ? std::make_pair(in.guard->predicate, in.guard->negated) : std::make_pair(std::string(), false);
+  };
+  // No statement on a path from just after `b` to just before `a` (not through b again)
+  // invalidates b's check. Blocks are straight-line: a path that enters b's block again
+  // runs b before anything after it, and one that enters a's block reaches a first.
+  auto clearBetween = [&](const AccessSite& b, const AccessSite& a, const std::string& guard) {
+    const std::string& reg = b.addressRegister;
+    auto clear = [&](size_t from, size_t to) {  // statements [from, to)
+      for (size_t i = from; i < to; ++i)
+        if (const auto* in = std::get_if<Instruction>(&function.body[i]); in && invalidates(*in, reg, guard))
+          return false;
+      return true;
+    };
+    size_t bb = cfg.blockOf(b.statement), ab = cfg.blockOf(a.statement);
+    if (bb == ab) return b.statement < a.statement && clear(b.statement + 1, a.statement);
+    if (!clear(b.statement + 1, cfg.blocks()[bb].last)) return false;
+    // Only blocks on a path to a's block matter: those it is reached from (not through b's).
+    std::vector<bool> toA(cfg.blocks().size(), false);
+    std::vector<size_t> work{ab};
+    while (!work.empty()) {
+      size_t x = work.back();
+      work.pop_back();
+      if (toA[x]) continue;
+      toA[x] = true;
+      if (x != bb) work.insert(work.end(), cfg.blocks()[x].predecessors.begin(), cfg.blocks()[x].predecessors.end());
+    }
+    std::vector<bool> seen(cfg.blocks().size(), false);
+    work = cfg.blocks()[bb].successors;
+    while (!work.empty()) {
+      size_t x = work.back();
+      work.pop_back();
+      if (x == bb || seen[x] || !toA[x]) continue;
+      seen[x] = true;
+      const BasicBlock& block = cfg.blocks()[x];
+      if (x == ab) {
+        if (!clear(block.first, a.statement)) return false;
+        continue;
+      }
+      if (!clear(block.first, block.last)) return false;
+      work.insert(work.end(), block.successors.begin(), block.successors.end());
+    }
+    return true;
+  };
+  std::unordered_map<std::string, std::vector<size_t>> byRegister;
+  for (size_t i = 0; i < checked.size(); ++i)
+    if (!checked[i]->addressRegister.empty() && !checked[i]->access.lanes)
+      byRegister[checked[i]->addressRegister].push_back(i);
+  for (const auto& [reg, indices] : byRegister) {
+    for (size_t i : indices) {
+      const AccessSite& a = *checked[i];
+      int64_t lo = offsetOf(a), hi = lo + static_cast<int64_t>(a.access.size);
+      for (size_t j : indices) {
+        const AccessSite& b = *checked[j];
+        if (b.statement == a.statement) continue;
+        int64_t blo = offsetOf(b), bhi = blo + static_cast<int64_t>(b.access.size);
+        if (blo > lo || bhi < hi) continue;
+        auto [bGuard, bNegated] = guardOf(b);
+        if (!bGuard.empty() && guardOf(a) != std::make_pair(bGuard, bNegated)) continue;
+        size_t bb = cfg.blockOf(b.statement), ab = cfg.blockOf(a.statement);
+        if (bb == ab ? b.statement > a.statement : !cfg.dominates(bb, ab)) continue;
+        if ((covered[i] = clearBetween(b, a, bGuard))) break;
+      }
+    }
+  }
+  return covered;
 }
 
 void FunctionChecks::finish() {

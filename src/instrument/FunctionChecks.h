@@ -34,6 +34,9 @@ struct CheckOptions {
   // Accesses through one address register in straight-line code share one range check
   // (coalescedGroups); off, every access gets its own.
   bool coalesce = true;
+  // An access whose range a dominating access's check through the same address already
+  // covered needs none (dominatedByCheck); off, it gets its own.
+  bool removeDominated = true;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.
@@ -61,6 +64,8 @@ class FunctionChecks {
   // with a fresh id; the pass records it with addSite once the check is in place.
   Site newSite(const analysis::AccessSite& a) const;
   void addSite(Site site, const analysis::AccessSite& a);
+  // Access `a` needs no check of its own (dominatedByCheck): counted, with no site.
+  void addDominated(const analysis::AccessSite& a);
   // A fresh label, "$__cc_<what><n>": "ok" where a fast path goes on, "fail" where a failing
   // check's out-of-line part starts, "slow" where a failing range check's group does.
   std::string newLabel(const char* what = "ok") { return "$__cc_" + std::string(what) + std::to_string(unit.nextLabel++); }
@@ -79,6 +84,15 @@ class FunctionChecks {
   // with options.coalesce off.
   std::vector<std::vector<const analysis::AccessSite*>> coalescedGroups(
       const std::vector<const analysis::AccessSite*>& checked) const;
+
+  // For each of `checked` (one pass's accesses, in statement order): whether its check is implied
+  // by the check of another of them, B, through the same address register: B dominates it, the
+  // range B checks contains its range, B runs whenever it does (B unguarded, or both under the
+  // same guard), and on no path from B to it is the register or the guard redefined or a
+  // function called (a call may free the memory: the temporal check stays). The register's
+  // metadata changes only where the register does, so B's passing check is this one's. Accesses
+  // whose address only some lanes use (`lanes`) neither cover nor are covered.
+  std::vector<bool> dominatedByCheck(const std::vector<const analysis::AccessSite*>& checked) const;
 
   // Adds the declarations, the prologue and the report block if any pass added a check, and
   // rebuilds the body. Call once, after every pass.

@@ -183,9 +183,23 @@ class GlobalChecks {
           break;
       }
     }
-    // A SAFETYCHECK before every checked access, which then goes through the untagged pointer;
-    // one range check for the accesses of a group, which share one untagged pointer.
-    for (const auto& group : fc_.coalescedGroups(checked)) {
+    // An access whose range a dominating check covered only goes through the untagged pointer.
+    std::vector<bool> dominated = fc_.dominatedByCheck(checked);
+    std::vector<const AccessSite*> own;
+    for (size_t i = 0; i < checked.size(); ++i) {
+      if (!dominated[i]) {
+        own.push_back(checked[i]);
+        continue;
+      }
+      const AccessSite& a = *checked[i];
+      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      fc_.edits.before[a.statement] += untagPointer(untagged, a.addressRegister);
+      std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand].text = untagged;
+      fc_.addDominated(a);
+    }
+    // A SAFETYCHECK before every other checked access, which then goes through the untagged
+    // pointer; one range check for the accesses of a group, which share one untagged pointer.
+    for (const auto& group : fc_.coalescedGroups(own)) {
       const AccessSite& first = *group.front();
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string guard = in.guard ? in.guard->predicate : "";

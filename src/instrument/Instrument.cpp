@@ -21,6 +21,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
       version && (version->major() > 4 || (version->major() == 4 && version->minor() >= 1));
   checkOptions.dynamicSharedParts = options.dynamicSharedParts;
   checkOptions.coalesce = options.coalesceChecks;
+  checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))

@@ -40,6 +40,8 @@ struct InstrumentOptions {
   // Optimizations, each on by default and switchable so that its effect can be measured:
   // accesses through one address in straight-line code share one range check.
   bool coalesceChecks = true;
+  // Leave out the check of an access whose range a dominating check already covered.
+  bool removeDominatedChecks = true;
 };
 
 // Instruments `module` in place. Throws std::runtime_error for modules it must refuse (already

@@ -222,9 +222,6 @@ std::string globalViolation(const FunctionRegs& r, const MetadataRegs& m, const 
       fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("span", span));
 }
 
-std::string untagInto(const std::string& untagged, const std::string& pointer) {
-  return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
-}
 
 // To the out-of-line part of a check at `label` where q0 (the violation) is set. Plain bra:
 // whether an access is in bounds differs between the threads of a warp, and .uni would promise
@@ -245,12 +242,16 @@ CheckCode rangeCheckCode(const FunctionRegs& r, std::string test, const CheckCod
 
 }  // namespace
 
+std::string untagPointer(const std::string& untagged, const std::string& pointer) {
+  return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
+}
+
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated) {
   // Fast path: untag, then globalViolation. The pointer's tag is only decoded in the report
   // block, for the report.
   CheckCode code;
-  code.inlined = untagInto(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size) +
+  code.inlined = untagPointer(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size) +
                  guardViolation(r, guardPredicate, guardNegated) + violationBranch(r, c.label);
   // A violating thread hands the report its values in fixed registers and branches to the
   // function's report block, which never comes back. (The address is computed again here: the
@@ -278,7 +279,7 @@ CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const s
                            const std::string& untagged, int64_t lowest, uint64_t span,
                            const std::string& guardPredicate, bool guardNegated, const CheckCode& group,
                            const std::string& slowLabel, const std::string& okLabel) {
-  std::string s = untagInto(untagged, pointer) + globalViolation(r, m, untagged, lowest, span) +
+  std::string s = untagPointer(untagged, pointer) + globalViolation(r, m, untagged, lowest, span) +
                   guardViolation(r, guardPredicate, guardNegated);
   return rangeCheckCode(r, std::move(s), group, slowLabel, okLabel);
 }

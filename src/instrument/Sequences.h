@@ -98,6 +98,9 @@ struct CheckSite {
 };
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);
+// `untagged` = `pointer` without its tag: all an access needs whose range another check
+// already covers.
+std::string untagPointer(const std::string& untagged, const std::string& pointer);
 // One SAFETYCHECK for a group of accesses through the same 64-bit `pointer` (unchanged between
 // them, under the same guard, in straight-line code), which all go through `untagged`: the
 // range from the lowest offset to the end of the highest access must lie inside the base's

@@ -101,7 +101,17 @@ class SharedChecks {
           break;
       }
     }
-    for (const auto& group : fc_.coalescedGroups(checked)) {
+    // An access whose range a dominating check covered needs nothing (shared addresses carry no
+    // tag to strip).
+    std::vector<bool> dominated = fc_.dominatedByCheck(checked);
+    std::vector<const AccessSite*> own;
+    for (size_t i = 0; i < checked.size(); ++i) {
+      if (dominated[i])
+        fc_.addDominated(*checked[i]);
+      else
+        own.push_back(checked[i]);
+    }
+    for (const auto& group : fc_.coalescedGroups(own)) {
       const AccessSite& first = *group.front();
       if (group.size() == 1) {
         add(first, check(first));

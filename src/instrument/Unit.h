@@ -52,6 +52,10 @@ struct Stats {
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;
+  // Accesses left without a check of their own because a dominating check through the same
+  // address covered their range (FunctionChecks::dominatedByCheck): counted among the
+  // instrumented too.
+  size_t dominatedChecks = 0;
   // Base definitions of generic pointers of unknown origin that, where isspacep places them in
   // shared memory, take the block's shared window as their bounds; and shared accesses through
   // 32-bit addresses not made from a variable, checked against that window.
