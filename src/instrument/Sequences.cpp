@@ -207,21 +207,24 @@ namespace {
 // valid start. (Unsigned: below the base fails too.)
 std::string globalViolation(const FunctionRegs& r, const MetadataRegs& m, const std::string& untagged, int64_t offset,
                             uint64_t span) {
+  // The limit t2 folds the base's terms into one number: size - span + 1, or 0 where the base's
+  // verdict is bad or the object is smaller than the span (then every distance reaches it). They
+  // depend on the base alone, so ptxas computes them once per base and span, and each access
+  // is left with the distance and one 64-bit compare (6 SASS instructions with the branch and
+  // the untag, where a separate verdict test made 7).
   return fmt::format(
       "add.s64 {t0}, {untagged}, {offset};\n"
       "sub.s64 {t1}, {t0}, {base};\n"
-      "sub.s64 {t2}, {size}, {span};\n"
-      "setp.gt.u64 {q0}, {t1}, {t2};\n"
-      "setp.lt.u64 {q1}, {size}, {span};\n"
-      "or.pred {q0}, {q0}, {q1};\n"
+      "sub.s64 {t2}, {size}, {spanLess1};\n"
+      "setp.lt.u64 {q0}, {size}, {span};\n"
       "and.b32 {u0}, {meta}, 255;\n"
-      "setp.ne.u32 {q1}, {u0}, 0;\n"
-      "or.pred {q0}, {q0}, {q1};\n",
+      "setp.ne.or.u32 {q0}, {u0}, 0, {q0};\n"
+      "selp.b64 {t2}, 0, {t2}, {q0};\n"
+      "setp.ge.u64 {q0}, {t1}, {t2};\n",
       fmt::arg("untagged", untagged), fmt::arg("offset", offset), fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)),
-      fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)),
-      fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("span", span));
+      fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)), fmt::arg("q0", r.q(0)), fmt::arg("base", m.base),
+      fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("span", span), fmt::arg("spanLess1", span - 1));
 }
-
 
 // To the out-of-line part of a check at `label` where q0 (the violation) is set. Plain bra:
 // whether an access is in bounds differs between the threads of a warp, and .uni would promise
