@@ -37,6 +37,10 @@ struct CheckOptions {
   // An access whose range a dominating access's check through the same address already
   // covered needs none (dominatedByCheck); off, it gets its own.
   bool removeDominated = true;
+  // A strided loop's affine global accesses are checked once for the loop's whole range before
+  // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
+  // measured, it cost more than it saved in a loop of under one iteration per thread.
+  bool loopRanges = false;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.

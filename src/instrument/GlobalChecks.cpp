@@ -6,6 +6,7 @@
 #include <climits>
 #include <unordered_map>
 
+#include "analysis/LoopRanges.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
 #include "ptx/Printer.h"
@@ -197,10 +198,16 @@ class GlobalChecks {
       std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand].text = untagged;
       fc_.addDominated(a);
     }
+    std::unordered_map<const AccessSite*, std::string> inRangeOf = loopRangeChecks(own);
     // A SAFETYCHECK before every other checked access, which then goes through the untagged
     // pointer; one range check for the accesses of a group, which share one untagged pointer.
+    // In a strided loop whose range check passed, the group's check is jumped over.
     for (const auto& group : fc_.coalescedGroups(own)) {
       const AccessSite& first = *group.front();
+      std::string inRange = inRangeOf.count(&first) ? inRangeOf.at(&first) : "";
+      for (const AccessSite* a : group)
+        if (!inRangeOf.count(a) || inRangeOf.at(a) != inRange) inRange.clear();
+      skip_ = inRange;
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string guard = in.guard ? in.guard->predicate : "";
       bool negated = in.guard && in.guard->negated;
@@ -223,9 +230,11 @@ class GlobalChecks {
                                   fc_.newLabel()));
       result.stats.coalescedChecks += group.size() - 1;
     }
+    skip_.clear();
 
     fc_.declarations += declareMetadata(kMetaPrefix, n64, n32);
     if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
+    if (loopCount_) fc_.declarations += fmt::format(".reg .pred {}lr<{}>;\n", kMetaPrefix, loopCount_);
     // Registers reached by "no definition" on some path start out unknown.
     for (const auto& r : ordered) fc_.entry += unknownMetadata(meta_.at(r), "");
   }
@@ -233,9 +242,55 @@ class GlobalChecks {
  private:
   static constexpr const char* kMetaPrefix = "%__cc_";
 
+  // Adds a check's code before access `a`; with skip_ (the predicate of a strided loop's range
+  // check), its inline part is jumped over from just after the untag (its first line).
   void add(const AccessSite& a, const CheckCode& code) {
-    fc_.edits.before[a.statement] += code.inlined;
+    std::string text = code.inlined;
+    if (!skip_.empty()) {
+      size_t untag = text.find('\n') + 1;
+      std::string label = fc_.newLabel("inrange");
+      text = text.substr(0, untag) + skipCheck(skip_, label) + text.substr(untag) + label + ":\n";
+    }
+    fc_.edits.before[a.statement] += text;
     fc_.outOfLine += code.outOfLine;
+  }
+
+  // One range check before each strided loop (analysis/LoopRanges.h) for its accesses whose
+  // metadata is their base's; the predicate it sets, per access it covers.
+  std::unordered_map<const AccessSite*, std::string> loopRangeChecks(const std::vector<const AccessSite*>& own) {
+    std::unordered_map<const AccessSite*, std::string> inRangeOf;
+    if (!fc_.options.loopRanges) return inRangeOf;
+    Function& f = fc_.function;
+    for (const StridedLoop& loop : stridedLoops(f, fc_.cfg, own)) {
+      std::string inRange = fmt::format("{}lr{}", kMetaPrefix, loopCount_);
+      std::string text = loopRangeStart(fc_.regs, inRange, loop.variable, loop.isSigned, printOperand(loop.bound),
+                                        loop.step);
+      size_t covered = 0;
+      for (const AffineAccess& aa : loop.accesses) {
+        // The address register's metadata must be the base's (copied at its definition).
+        std::optional<size_t> def = pa_.onlyDefinition(aa.access->addressRegister);
+        bool fromBase = false;
+        if (def)
+          for (size_t d : pa_.defsAt(*def))
+            fromBase |= pa_.defs()[d].reg == aa.access->addressRegister && pa_.defs()[d].kind == DefKind::Derived &&
+                        !pa_.defs()[d].sources.empty() && pa_.defs()[d].sources[0] == aa.base;
+        if (!fromBase || !meta_.count(aa.base)) continue;
+        const auto& in = std::get<Instruction>(f.body[aa.access->statement]);
+        text += loopRangeAccess(fc_.regs, inRange, meta_.at(aa.base), aa.base, aa.scale,
+                                in.operands[aa.access->access.addressOperand].value, aa.access->access.size);
+        inRangeOf[aa.access] = inRange;
+        ++covered;
+      }
+      if (!covered) continue;
+      ++loopCount_;
+      fc_.unit.stats.loopRangeChecks += covered;
+      const auto* last = std::get_if<Instruction>(&f.body[loop.preheaderLast]);
+      if (last && last->opcode == "bra")
+        fc_.edits.before[loop.preheaderLast] += text;
+      else
+        fc_.edits.after[loop.preheaderLast] += text;
+    }
+    return inRangeOf;
   }
 
   // The SAFETYCHECK of access `a`, which is rewritten to go through `untagged`; and its site.
@@ -354,6 +409,8 @@ class GlobalChecks {
   const SymbolTable& symbols_;
   std::unordered_map<std::string, MetadataRegs> meta_;
   size_t untaggedCount_ = 0;
+  size_t loopCount_ = 0;
+  std::string skip_;  // see add()
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.dynamicSharedParts = options.dynamicSharedParts;
   checkOptions.coalesce = options.coalesceChecks;
   checkOptions.removeDominated = options.removeDominatedChecks;
+  checkOptions.loopRanges = options.loopRangeChecks;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))

@@ -42,6 +42,9 @@ struct InstrumentOptions {
   bool coalesceChecks = true;
   // Leave out the check of an access whose range a dominating check already covered.
   bool removeDominatedChecks = true;
+  // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
+  // cucatch-ptx --loop-ranges).
+  bool loopRangeChecks = false;
 };
 
 // Instruments `module` in place. Throws std::runtime_error for modules it must refuse (already

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "runtime/cucatch_abi.h"
 
 namespace cucatch::instrument {
@@ -285,6 +287,54 @@ CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const s
   std::string s = untagPointer(untagged, pointer) + globalViolation(r, m, untagged, lowest, span) +
                   guardViolation(r, guardPredicate, guardNegated);
   return rangeCheckCode(r, std::move(s), group, slowLabel, okLabel);
+}
+
+std::string skipCheck(const std::string& inRange, const std::string& skipLabel) {
+  return fmt::format("@{} bra {};\n", inRange, skipLabel);
+}
+
+std::string loopRangeStart(const FunctionRegs& r, const std::string& inRange, const std::string& variable,
+                           bool isSigned, const std::string& bound, int64_t step) {
+  // 64-bit arithmetic throughout: the 32-bit values cannot overflow it.
+  const char* cvt = isSigned ? "cvt.s64.s32" : "cvt.u64.u32";
+  std::string boundTo64 = bound.empty() || bound[0] != '%'
+                              ? fmt::format("mov.b64 {}, {};\n", r.t(7), bound)
+                              : fmt::format("{} {}, {};\n", cvt, r.t(7), bound);
+  return fmt::format(
+      "{cvt} {t6}, {var};\n"
+      "{boundTo64}"
+      "sub.s64 {t7}, {t7}, 1;\n"
+      "max.s64 {t7}, {t7}, {t6};\n"
+      "add.s64 {t5}, {t7}, {step};\n"
+      "setp.le.s64 {ok}, {t5}, {max};\n",
+      fmt::arg("cvt", cvt), fmt::arg("t6", r.t(6)), fmt::arg("var", variable), fmt::arg("boundTo64", boundTo64),
+      fmt::arg("t7", r.t(7)), fmt::arg("t5", r.t(5)), fmt::arg("step", step), fmt::arg("ok", inRange),
+      fmt::arg("max", isSigned ? int64_t{INT32_MAX} : int64_t{UINT32_MAX}));
+}
+
+std::string loopRangeAccess(const FunctionRegs& r, const std::string& inRange, const MetadataRegs& m,
+                            const std::string& base, int64_t scale, int64_t offset, uint64_t size) {
+  // t0 the first address, t2 the span in bytes, t1 its distance from the base: inside where
+  // span <= size and distance <= size - span (unsigned: below the base fails).
+  return untagPointer(r.t(0), base) +
+         fmt::format(
+             "mul.lo.s64 {t1}, {t6}, {scale};\n"
+             "add.s64 {t0}, {t0}, {t1};\n"
+             "add.s64 {t0}, {t0}, {offset};\n"
+             "sub.s64 {t2}, {t7}, {t6};\n"
+             "mul.lo.s64 {t2}, {t2}, {scale};\n"
+             "add.s64 {t2}, {t2}, {size};\n"
+             "sub.s64 {t1}, {t0}, {mbase};\n"
+             "sub.s64 {t3}, {msize}, {t2};\n"
+             "setp.le.u64 {q0}, {t2}, {msize};\n"
+             "setp.le.and.u64 {q0}, {t1}, {t3}, {q0};\n"
+             "and.b32 {u0}, {meta}, 255;\n"
+             "setp.eq.and.u32 {q0}, {u0}, 0, {q0};\n"
+             "and.pred {ok}, {ok}, {q0};\n",
+             fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)),
+             fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("scale", scale), fmt::arg("offset", offset),
+             fmt::arg("size", size), fmt::arg("mbase", m.base), fmt::arg("msize", m.size), fmt::arg("meta", m.meta),
+             fmt::arg("u0", r.u(0)), fmt::arg("q0", r.q(0)), fmt::arg("ok", inRange));
 }
 
 std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, const std::string& size,

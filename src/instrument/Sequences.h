@@ -98,6 +98,9 @@ struct CheckSite {
 };
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);
+// A check inside a loop whose range check before the loop passed (loopRange*: `inRange`) jumps
+// from just after the untag to `skipLabel`, the end of its inline part.
+std::string skipCheck(const std::string& inRange, const std::string& skipLabel);
 // `untagged` = `pointer` without its tag: all an access needs whose range another check
 // already covers.
 std::string untagPointer(const std::string& untagged, const std::string& pointer);
@@ -111,6 +114,17 @@ CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const s
                            const std::string& untagged, int64_t lowest, uint64_t span,
                            const std::string& guardPredicate, bool guardNegated, const CheckCode& group,
                            const std::string& slowLabel, const std::string& okLabel);
+
+// Before a strided loop (analysis/LoopRanges.h): `inRange` = true, then false where stepping
+// `variable` by `step` could wrap around. Leaves in t6/t7 the variable's lowest and highest
+// value at an iteration's start (entry, max(entry, bound - 1)), widened to 64 bits, for
+// loopRangeAccess.
+std::string loopRangeStart(const FunctionRegs& r, const std::string& inRange, const std::string& variable,
+                           bool isSigned, const std::string& bound, int64_t step);
+// `inRange` &= every address the access `base` + variable * `scale` + `offset` of `size` bytes
+// makes over the loop lies in the base's bounds `m`, with its verdict clear.
+std::string loopRangeAccess(const FunctionRegs& r, const std::string& inRange, const MetadataRegs& m,
+                            const std::string& base, int64_t scale, int64_t offset, uint64_t size);
 
 // Shared memory (OOBCHECK, pure arithmetic on 32-bit shared-window addresses): an object's
 // bounds travel in two .b32 registers, like a global pointer's metadata.
