@@ -18,9 +18,13 @@ bool hasModifiers(const Instruction& in, std::initializer_list<const char*> want
 
 bool isName(const Operand& o, const std::string& name) { return o.kind == OperandKind::Name && !o.negated && o.text == name && o.extra.empty(); }
 
-std::optional<int64_t> positiveImmediate(const Operand& o) {
-  if (o.kind != OperandKind::Integer || o.value <= 0) return std::nullopt;
-  return o.value;
+// A 32-bit instruction's immediate, as the instruction reads it (`0xFFFFFFFF` in an add.s32 is
+// -1), where that is positive.
+std::optional<int64_t> positiveImmediate(const Operand& o, bool isSigned) {
+  if (o.kind != OperandKind::Integer) return std::nullopt;
+  int64_t v = isSigned ? int64_t{static_cast<int32_t>(o.value)} : int64_t{static_cast<uint32_t>(o.value)};
+  if (v <= 0) return std::nullopt;
+  return v;
 }
 
 // The definitions of each register in one block: statement indices, in order.
@@ -92,9 +96,10 @@ std::vector<StridedLoop> stridedLoops(const Function& f, const CFG& cfg, const s
     if (add.opcode != "add" || add.guard || add.operands.size() != 3 ||
         !(hasModifiers(add, {".s32"}) || hasModifiers(add, {".u32"})) || !isName(add.operands[0], var.text))
       continue;
+    // (As a signed 32-bit number whatever the type: a step of 0xFFFFFFFF counts down.)
     std::optional<int64_t> step;
-    if (isName(add.operands[1], var.text)) step = positiveImmediate(add.operands[2]);
-    else if (isName(add.operands[2], var.text)) step = positiveImmediate(add.operands[1]);
+    if (isName(add.operands[1], var.text)) step = positiveImmediate(add.operands[2], true);
+    else if (isName(add.operands[2], var.text)) step = positiveImmediate(add.operands[1], true);
     if (!step) continue;
     // The block that enters the loop.
     std::vector<size_t> outside;
@@ -131,8 +136,8 @@ std::vector<StridedLoop> stridedLoops(const Function& f, const CFG& cfg, const s
         if (mul.opcode != "mul" || mul.guard || mul.operands.size() != 3 || !hasModifiers(mul, {".wide", widening}))
           continue;
         std::optional<int64_t> scale;
-        if (isName(mul.operands[1], var.text)) scale = positiveImmediate(mul.operands[2]);
-        else if (isName(mul.operands[2], var.text)) scale = positiveImmediate(mul.operands[1]);
+        if (isName(mul.operands[1], var.text)) scale = positiveImmediate(mul.operands[2], isSigned);
+        else if (isName(mul.operands[2], var.text)) scale = positiveImmediate(mul.operands[1], isSigned);
         if (!scale) continue;
         sl.accesses.push_back({a, base.text, *scale});
         break;

@@ -36,6 +36,11 @@ struct StridedLoop {
   bool isSigned = false;     // compared and widened as s32 (else u32)
   int64_t step = 0;          // > 0
   ptx::Operand bound;        // a register the loop does not define, or an immediate
+  // The bound's value where it is an immediate, as the comparison reads it (nvcc writes
+  // 3000000000 in a setp.lt.u32 as -1294967296).
+  int64_t boundValue() const {
+    return isSigned ? int64_t{static_cast<int32_t>(bound.value)} : int64_t{static_cast<uint32_t>(bound.value)};
+  }
   std::vector<AffineAccess> accesses;
 };
 

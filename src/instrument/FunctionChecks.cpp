@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -154,9 +155,11 @@ std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const Acces
     const auto& in = std::get<Instruction>(function.body[a.statement]);
     return in.guard ? std::make_pair(in.guard->predicate, in.guard->negated) : std::make_pair(std::string(), false);
   };
-  // No statement on a path from just after `b` to just before `a` (not through b again)
-  // invalidates b's check. Blocks are straight-line: a path that enters b's block again
-  // runs b before anything after it, and one that enters a's block reaches a first.
+  // No statement on a path from just after `b` to any run of `a` (not through b again)
+  // invalidates b's check. Blocks are straight-line: a path that enters b's block again runs b
+  // before anything after it. One that enters a's block reaches a first, but where a can be
+  // reached again from there without b (a loop b is not in), what follows a is on such a path
+  // too.
   auto clearBetween = [&](const AccessSite& b, const AccessSite& a, const std::string& guard) {
     const std::string& reg = b.addressRegister;
     auto clear = [&](size_t from, size_t to) {  // statements [from, to)
@@ -188,6 +191,11 @@ std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const Acces
       const BasicBlock& block = cfg.blocks()[x];
       if (x == ab) {
         if (!clear(block.first, a.statement)) return false;
+        bool again = std::any_of(block.successors.begin(), block.successors.end(),
+                                 [&](size_t s) { return s != bb && toA[s]; });
+        if (!again) continue;
+        if (!clear(a.statement + 1, block.last)) return false;
+        work.insert(work.end(), block.successors.begin(), block.successors.end());
         continue;
       }
       if (!clear(block.first, block.last)) return false;

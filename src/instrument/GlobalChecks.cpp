@@ -263,8 +263,9 @@ class GlobalChecks {
     Function& f = fc_.function;
     for (const StridedLoop& loop : stridedLoops(f, fc_.cfg, own)) {
       std::string inRange = fmt::format("{}lr{}", kMetaPrefix, loopCount_);
-      std::string text = loopRangeStart(fc_.regs, inRange, loop.variable, loop.isSigned, printOperand(loop.bound),
-                                        loop.step);
+      std::string bound = loop.bound.kind == OperandKind::Integer ? std::to_string(loop.boundValue())
+                                                                  : printOperand(loop.bound);
+      std::string text = loopRangeStart(fc_.regs, inRange, loop.variable, loop.isSigned, bound, loop.step);
       size_t covered = 0;
       for (const AffineAccess& aa : loop.accesses) {
         // The address register's metadata must be the base's (copied at its definition).

@@ -116,7 +116,8 @@ CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const s
                            const std::string& slowLabel, const std::string& okLabel);
 
 // Before a strided loop (analysis/LoopRanges.h): `inRange` = true, then false where stepping
-// `variable` by `step` could wrap around. Leaves in t6/t7 the variable's lowest and highest
+// `variable` by `step` could wrap around. `bound`: a 32-bit register, or the bound's value as a
+// 64-bit number (LoopRanges' boundValue). Leaves in t6/t7 the variable's lowest and highest
 // value at an iteration's start (entry, max(entry, bound - 1)), widened to 64 bits, for
 // loopRangeAccess.
 std::string loopRangeStart(const FunctionRegs& r, const std::string& inRange, const std::string& variable,
