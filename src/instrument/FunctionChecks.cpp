@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -87,6 +88,19 @@ void FunctionChecks::addDominated(const AccessSite& a) {
   ++unit.stats.dominatedChecks;
 }
 
+int64_t FunctionChecks::offsetOf(const AccessSite& a) const {
+  return std::get<Instruction>(function.body[a.statement]).operands[a.access.addressOperand].value;
+}
+
+FunctionChecks::GroupRange FunctionChecks::rangeOf(const std::vector<const AccessSite*>& group) const {
+  int64_t lowest = INT64_MAX, end = INT64_MIN;
+  for (const AccessSite* a : group) {
+    lowest = std::min(lowest, offsetOf(*a));
+    end = std::max(end, offsetOf(*a) + static_cast<int64_t>(a->access.size));
+  }
+  return {lowest, static_cast<uint64_t>(end - lowest)};
+}
+
 std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
     const std::vector<const AccessSite*>& checked) const {
   std::vector<std::vector<const AccessSite*>> groups;
@@ -148,9 +162,6 @@ bool invalidates(const Instruction& in, const std::string& reg, const std::strin
 std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const AccessSite*>& checked) const {
   std::vector<bool> covered(checked.size(), false);
   if (!options.removeDominated) return covered;
-  auto offsetOf = [&](const AccessSite& a) {
-    return std::get<Instruction>(function.body[a.statement]).operands[a.access.addressOperand].value;
-  };
   auto guardOf = [&](const AccessSite& a) -> std::pair<std::string, bool> {
     const auto& in = std::get<Instruction>(function.body[a.statement]);
     return in.guard ? std::make_pair(in.guard->predicate, in.guard->negated) : std::make_pair(std::string(), false);

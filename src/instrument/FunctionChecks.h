@@ -80,6 +80,16 @@ class FunctionChecks {
     if (symbol == CUCATCH_DYNAMIC_SMEM_SYMBOL) unit.usesSharedWindow = true;
   }
 
+  // The byte offset in access `a`'s address operand ([%r+offset]).
+  int64_t offsetOf(const analysis::AccessSite& a) const;
+  // What one range check for `group` covers: from its lowest offset, `span` bytes to the end of
+  // its highest access.
+  struct GroupRange {
+    int64_t lowest;
+    uint64_t span;
+  };
+  GroupRange rangeOf(const std::vector<const analysis::AccessSite*>& group) const;
+
   // `checked` (in statement order) in groups that one range check can cover: through the same
   // address register, under the same guard, in one basic block, with no definition of the
   // register or the guard between them, and nothing between them that may not come back (a

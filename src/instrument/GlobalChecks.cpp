@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <unordered_map>
 
 #include "analysis/LoopRanges.h"
@@ -207,30 +206,24 @@ class GlobalChecks {
       std::string inRange = inRangeOf.count(&first) ? inRangeOf.at(&first) : "";
       for (const AccessSite* a : group)
         if (!inRangeOf.count(a) || inRangeOf.at(a) != inRange) inRange.clear();
-      skip_ = inRange;
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string guard = in.guard ? in.guard->predicate : "";
       bool negated = in.guard && in.guard->negated;
       std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
       if (group.size() == 1) {
-        add(first, check(first, untagged));
+        add(first, check(first, untagged), inRange);
         continue;
       }
-      CheckCode own;
-      int64_t lowest = INT64_MAX, end = INT64_MIN;
-      for (const AccessSite* a : group) {
-        own += check(*a, untagged);
-        int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
-        lowest = std::min(lowest, offset);
-        end = std::max(end, offset + static_cast<int64_t>(a->access.size));
-      }
+      CheckCode groupChecks;
+      for (const AccessSite* a : group) groupChecks += check(*a, untagged);
+      auto [lowest, span] = fc_.rangeOf(group);
       std::string slowLabel = fc_.newLabel("slow");
-      add(first, safetyRangeCheck(regs, meta_.at(first.addressRegister), first.addressRegister, untagged, lowest,
-                                  static_cast<uint64_t>(end - lowest), guard, negated, own, slowLabel,
-                                  fc_.newLabel()));
+      add(first,
+          safetyRangeCheck(regs, meta_.at(first.addressRegister), first.addressRegister, untagged, lowest, span, guard,
+                           negated, groupChecks, slowLabel, fc_.newLabel()),
+          inRange);
       result.stats.coalescedChecks += group.size() - 1;
     }
-    skip_.clear();
 
     fc_.declarations += declareMetadata(kMetaPrefix, n64, n32);
     if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
@@ -242,14 +235,14 @@ class GlobalChecks {
  private:
   static constexpr const char* kMetaPrefix = "%__cc_";
 
-  // Adds a check's code before access `a`; with skip_ (the predicate of a strided loop's range
-  // check), its inline part is jumped over from just after the untag (its first line).
-  void add(const AccessSite& a, const CheckCode& code) {
+  // Adds a check's code before access `a`; with `inRange` (the predicate of a strided loop's
+  // range check), its inline part is jumped over from just after the untag (its first line).
+  void add(const AccessSite& a, const CheckCode& code, const std::string& inRange) {
     std::string text = code.inlined;
-    if (!skip_.empty()) {
+    if (!inRange.empty()) {
       size_t untag = text.find('\n') + 1;
       std::string label = fc_.newLabel("inrange");
-      text = text.substr(0, untag) + skipCheck(skip_, label) + text.substr(untag) + label + ":\n";
+      text = text.substr(0, untag) + skipCheck(inRange, label) + text.substr(untag) + label + ":\n";
     }
     fc_.edits.before[a.statement] += text;
     fc_.outOfLine += code.outOfLine;
@@ -276,9 +269,8 @@ class GlobalChecks {
             fromBase |= pa_.defs()[d].reg == aa.access->addressRegister && pa_.defs()[d].kind == DefKind::Derived &&
                         !pa_.defs()[d].sources.empty() && pa_.defs()[d].sources[0] == aa.base;
         if (!fromBase || !meta_.count(aa.base)) continue;
-        const auto& in = std::get<Instruction>(f.body[aa.access->statement]);
-        text += loopRangeAccess(fc_.regs, inRange, meta_.at(aa.base), aa.base, aa.scale,
-                                in.operands[aa.access->access.addressOperand].value, aa.access->access.size);
+        text += loopRangeAccess(fc_.regs, inRange, meta_.at(aa.base), aa.base, aa.scale, fc_.offsetOf(*aa.access),
+                                aa.access->access.size);
         inRangeOf[aa.access] = inRange;
         ++covered;
       }
@@ -411,7 +403,6 @@ class GlobalChecks {
   std::unordered_map<std::string, MetadataRegs> meta_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
-  std::string skip_;  // see add()
 };
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <unordered_map>
 
 #include "analysis/SharedParts.h"
@@ -119,19 +118,14 @@ class SharedChecks {
       }
       // One range check; the group's own checks only where it fails (they report the first
       // access out of bounds, in program order).
-      CheckCode own;
-      int64_t lowest = INT64_MAX, end = INT64_MIN;
-      for (const AccessSite* a : group) {
-        own += check(*a);
-        int64_t offset = std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
-        lowest = std::min(lowest, offset);
-        end = std::max(end, offset + static_cast<int64_t>(a->access.size));
-      }
+      CheckCode groupChecks;
+      for (const AccessSite* a : group) groupChecks += check(*a);
+      auto [lowest, span] = fc_.rangeOf(group);
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string slowLabel = fc_.newLabel("slow");
-      add(first, sharedRangeCheck(fc_.regs, boundsOf(first), first.addressRegister, lowest,
-                                  static_cast<uint64_t>(end - lowest), in.guard ? in.guard->predicate : "",
-                                  in.guard && in.guard->negated, own, slowLabel, fc_.newLabel()));
+      add(first, sharedRangeCheck(fc_.regs, boundsOf(first), first.addressRegister, lowest, span,
+                                  in.guard ? in.guard->predicate : "", in.guard && in.guard->negated, groupChecks,
+                                  slowLabel, fc_.newLabel()));
       stats.coalescedChecks += group.size() - 1;
     }
     if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
