@@ -316,6 +316,12 @@ int main(int argc, char** argv) {
     std::string_view a(argv[i]);
     verbose |= a == "-v" || a == "--verbose" || a == "-dryrun" || a == "--dryrun";
   }
+  // A device link (-rdc) keeps only the kernels the host refers to (nvlink uses the host
+  // objects' information): the units' marker kernels, by which the runtime knows a module is
+  // instrumented, have no host stub and were removed, so every -rdc program ran unchecked. Keep
+  // all device code the host could refer to; it changes the binary's size, not what runs.
+  // (nvcc ignores the option where it does not link.)
+  args.push_back("-Xnvlink=-ignore-host-info");
   // nvcc lists the profile's settings under -v; without a profile it cannot, and build
   // systems (CMake's compiler detection) read them there.
   if (verbose)

@@ -516,7 +516,14 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     return;
   }
   if (units.empty()) {
-    log(fmt::format("module {} has the state symbol but no instrumented unit: not instrumented", static_cast<void*>(mod)));
+    // Instrumented code is there (it defines the state), but the units' marker kernels are not:
+    // a device link that removed the kernels the host does not refer to (nvlink's host
+    // information, which cucatch-nvcc turns off). Without the markers the runtime does not know
+    // which kernels are instrumented; they all run as uninstrumented ones, which is not silent.
+    writeStderr("cucatch: warning: a module holds instrumented code, but the device link removed its compilation "
+                "units' marker kernels (nvlink removes kernels the host does not refer to unless given "
+                "-ignore-host-info; cucatch-nvcc passes it): its kernels run unchecked. Device-link it with "
+                "cucatch-nvcc, or add -Xnvlink=-ignore-host-info\n");
     return;
   }
   m.instrumented = true;
