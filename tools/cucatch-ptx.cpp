@@ -126,6 +126,10 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
     else
       fmt::print(stderr, "  kernel {}: registers not measured\n", k.name);
   }
+  for (const auto& d : r.deviceFunctions)
+    fmt::print(stderr, "  device function {}: {} registers instrumented, {} originally: limited to {} for the whole "
+                       "module (ptxas -maxrregcount: {})\n", d.name, *d.instrumentedRegisters,
+               d.originalRegisters ? std::to_string(*d.originalRegisters) : "?", *d.registerLimit, d.moduleCapBecause);
 }
 
 }  // namespace
@@ -218,19 +222,26 @@ int main(int argc, char** argv) {
         setup.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
         setup.relocatable = cucatch::toolchain::compilesRelocatable(ptxasArgs);
         // (By value: the measurements run after this block.)
-        setup.measureInstrumented = [ptxas, arch, ptxasArgs](const cucatch::ptx::Module& instrumented) {
-          return cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, cucatch::ptx::print(instrumented),
-                                                      "the instrumented module")
-              .kernels;
+        // Kernels and (relocatable code) device functions: their names never collide.
+        auto everyFunction = [](cucatch::toolchain::RegisterCounts counts) {
+          counts.kernels.merge(counts.deviceFunctions);
+          return counts.kernels;
         };
-        setup.measureOriginal = [ptxas, arch, ptxasArgs, &text] {
-          return cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text, "the original module").kernels;
+        setup.measureInstrumented = [ptxas, arch, ptxasArgs, everyFunction](const cucatch::ptx::Module& instrumented) {
+          return everyFunction(cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs,
+                                                                    cucatch::ptx::print(instrumented),
+                                                                    "the instrumented module"));
+        };
+        setup.measureOriginal = [ptxas, arch, ptxasArgs, &text, everyFunction] {
+          return everyFunction(cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text, "the original module"));
         };
         options.registerLimit = std::move(setup);
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);
-      moduleCap = cucatch::instrument::moduleRegisterCap(r.kernels);
+      std::vector<cucatch::instrument::FunctionLimit> capped = r.kernels;
+      capped.insert(capped.end(), r.deviceFunctions.begin(), r.deviceFunctions.end());
+      moduleCap = cucatch::instrument::moduleRegisterCap(capped);
     } catch (const std::exception& e) {  // refusals, ptxas failures, a malformed -maxrregcount
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;

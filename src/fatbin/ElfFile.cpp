@@ -48,16 +48,41 @@ ElfFile::ElfFile(const std::string& path) : path_(path) {
   if (names.sh_offset > size_ || names.sh_size > size_ - names.sh_offset) fail("malformed section names");
   for (const auto& h : headers) {
     Section s;
+    s.type = h.sh_type;
     if (h.sh_name < names.sh_size)
       s.name = std::string(reinterpret_cast<const char*>(data_ + names.sh_offset + h.sh_name),
                            strnlen(reinterpret_cast<const char*>(data_ + names.sh_offset + h.sh_name),
                                    names.sh_size - h.sh_name));
-    if (h.sh_type != SHT_NOBITS) {
+    // CUDA's shared-memory sections (.nv.shared.KERNEL, type SHT_LOPROC + 0xa) give a size and
+    // occupy no bytes of the file, as SHT_NOBITS does.
+    constexpr uint32_t kCudaSharedMemory = SHT_LOPROC + 0xa;
+    if (h.sh_type != SHT_NOBITS && h.sh_type != kCudaSharedMemory) {
       if (h.sh_offset > size_ || h.sh_size > size_ - h.sh_offset) fail(fmt::format("section {} overruns the file", s.name));
       s.bytes = std::span<const uint8_t>(data_ + h.sh_offset, h.sh_size);
     }
     sections_.push_back(std::move(s));
+    links_.push_back(h.sh_link);
   }
+}
+
+std::vector<std::string> ElfFile::symbolNames() const {
+  for (size_t i = 0; i < sections_.size(); ++i) {
+    if (sections_[i].type != SHT_SYMTAB) continue;
+    if (links_[i] >= sections_.size())
+      throw std::runtime_error(fmt::format("{}: the symbol table's names are in no section", path_));
+    std::span<const uint8_t> table = sections_[i].bytes, names = sections_[links_[i]].bytes;
+    std::vector<std::string> out;
+    for (size_t at = 0; at + sizeof(Elf64_Sym) <= table.size(); at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, table.data() + at, sizeof sym);
+      if (sym.st_name >= names.size() && sym.st_name != 0)
+        throw std::runtime_error(fmt::format("{}: symbol {} has its name outside the string table", path_, out.size()));
+      const char* name = reinterpret_cast<const char*>(names.data()) + sym.st_name;
+      out.emplace_back(sym.st_name == 0 ? std::string() : std::string(name, strnlen(name, names.size() - sym.st_name)));
+    }
+    return out;
+  }
+  return {};
 }
 
 ElfFile::~ElfFile() {

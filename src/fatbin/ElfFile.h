@@ -1,6 +1,6 @@
 // An ELF file's sections, mapped read-only (a CUDA library can hold a gigabyte of device code:
-// nothing is copied). Only what finding fatbinaries needs: section names and contents, and the
-// dynamic section's DT_NEEDED entries. No CUDA.
+// nothing is copied). Only what finding fatbinaries and reading a cubin's attributes need:
+// section names, types and contents, and the symbol table. No CUDA.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,13 @@ class ElfFile {
 
   struct Section {
     std::string name;
-    std::span<const uint8_t> bytes;  // empty for SHT_NOBITS
+    uint32_t type = 0;               // SHT_*
+    std::span<const uint8_t> bytes;  // empty for SHT_NOBITS and CUDA's shared-memory sections
   };
   const std::vector<Section>& sections() const { return sections_; }
+  // The names of the symbol table's entries, by index (.symtab; empty where there is none).
+  // Throws std::runtime_error naming the file where the table or its names overrun it.
+  std::vector<std::string> symbolNames() const;
   // The sections that hold fatbinaries: .nv_fatbin (a program's or library's device code) and
   // __nv_relfatbin (relocatable device code, -rdc).
   std::vector<Section> fatbinSections() const;
@@ -35,6 +39,7 @@ class ElfFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::vector<Section> sections_;
+  std::vector<uint32_t> links_;  // each section's sh_link
 };
 
 }  // namespace cucatch::fatbin

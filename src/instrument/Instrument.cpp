@@ -52,6 +52,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     if (setup->relocatable || needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
       limit.originalRegisters = setup->measureOriginal();
     unit.kernels = limitKernelRegisters(module, limit);
+    unit.deviceFunctions = limitDeviceFunctionRegisters(module, limit);
   }
   addUnitDeclarations(module, unit);
   return unit;

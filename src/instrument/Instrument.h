@@ -14,8 +14,8 @@
 
 namespace cucatch::instrument {
 
-// Each kernel's registers as the target's compiler assigns them (the tools run ptxas; JIT mode
-// would ask the driver).
+// Each kernel's registers as the target's compiler assigns them, and in relocatable code each
+// device function's (the tools run ptxas; JIT mode would ask the driver).
 using RegisterCounts = std::map<std::string, unsigned>;
 
 struct RegisterLimitSetup {

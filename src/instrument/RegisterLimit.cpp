@@ -55,11 +55,11 @@ const char* ownBound(const Function& f) {
 
 }  // namespace
 
-std::vector<KernelLimit> kernelsOf(const Module& module) {
-  std::vector<KernelLimit> out;
+std::vector<FunctionLimit> kernelsOf(const Module& module) {
+  std::vector<FunctionLimit> out;
   for (const Function* f : module.functions()) {
     if (!f->isEntry || !f->hasBody) continue;
-    KernelLimit k;
+    FunctionLimit k;
     k.name = f->name;
     if (const char* b = ownBound(*f)) k.boundedBy = b;
     out.push_back(std::move(k));
@@ -71,10 +71,10 @@ bool mayNarrowBlocks(unsigned instrumented, const RegisterFileLimits& limits) {
   return maxThreadsPerBlock(instrumented, limits) < limits.maxThreadsPerBlock;
 }
 
-bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
+bool needsOriginalRegisters(const std::vector<FunctionLimit>& kernels,
                             const std::map<std::string, unsigned>& instrumentedRegisters,
                             const RegisterFileLimits& limits) {
-  return std::any_of(kernels.begin(), kernels.end(), [&](const KernelLimit& k) {
+  return std::any_of(kernels.begin(), kernels.end(), [&](const FunctionLimit& k) {
     auto it = instrumentedRegisters.find(k.name);
     return k.boundedBy.empty() && (it == instrumentedRegisters.end() || mayNarrowBlocks(it->second, limits));
   });
@@ -112,30 +112,62 @@ std::string separatelyCompiledCallee(const Function& f, const Module& module) {
 
 }  // namespace
 
-std::optional<unsigned> moduleRegisterCap(const std::vector<KernelLimit>& kernels) {
+std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& functions) {
   std::optional<unsigned> cap;
-  for (const auto& k : kernels)
+  for (const auto& k : functions)
     if (!k.moduleCapBecause.empty() && k.registerLimit) cap = std::min(cap.value_or(*k.registerLimit), *k.registerLimit);
   return cap;
 }
 
-std::vector<KernelLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
-  std::vector<KernelLimit> out = kernelsOf(module);
-  auto lookup = [](const std::map<std::string, unsigned>& m, const std::string& k) -> std::optional<unsigned> {
-    auto it = m.find(k);
-    return it == m.end() ? std::nullopt : std::optional<unsigned>(it->second);
-  };
+namespace {
+
+std::optional<unsigned> lookup(const std::map<std::string, unsigned>& m, const std::string& name) {
+  auto it = m.find(name);
+  return it == m.end() ? std::nullopt : std::optional<unsigned>(it->second);
+}
+
+// The largest block the original of `f` accepted (all of them, where it was not measured).
+unsigned originalThreads(const FunctionLimit& f, const RegisterLimitOptions& options) {
+  return f.originalRegisters ? maxThreadsPerBlock(*f.originalRegisters, options.limits) : options.limits.maxThreadsPerBlock;
+}
+
+// The cap that keeps the original's largest block, never above -maxrregcount.
+unsigned capFor(const FunctionLimit& f, const RegisterLimitOptions& options) {
+  unsigned cap = registerCapFor(originalThreads(f, options), options.limits);
+  return options.maxRegisterCount ? std::min(cap, *options.maxRegisterCount) : cap;
+}
+
+}  // namespace
+
+std::vector<FunctionLimit> limitDeviceFunctionRegisters(const Module& module, const RegisterLimitOptions& options) {
+  std::vector<FunctionLimit> out;
+  if (!options.relocatable) return out;
+  for (const Function* f : module.functions()) {
+    if (f->isEntry || !f->hasBody) continue;
+    FunctionLimit d;
+    d.name = f->name;
+    d.originalRegisters = lookup(options.originalRegisters, f->name);
+    d.instrumentedRegisters = lookup(options.instrumentedRegisters, f->name);
+    // (Not measured instrumented: ptxas gave it no count, so there is nothing to compare.)
+    if (!d.instrumentedRegisters || maxThreadsPerBlock(*d.instrumentedRegisters, options.limits) >= originalThreads(d, options))
+      continue;
+    d.registerLimit = capFor(d, options);
+    d.moduleCapBecause = "relocatable code compiles it on its own, and a kernel calling it runs at its count";
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
+  std::vector<FunctionLimit> out = kernelsOf(module);
   for (Function* f : module.functions()) {
     if (!f->isEntry || !f->hasBody) continue;
-    auto k = std::find_if(out.begin(), out.end(), [&](const KernelLimit& x) { return x.name == f->name; });
+    auto k = std::find_if(out.begin(), out.end(), [&](const FunctionLimit& x) { return x.name == f->name; });
     k->originalRegisters = lookup(options.originalRegisters, f->name);
     k->instrumentedRegisters = lookup(options.instrumentedRegisters, f->name);
     if (!k->boundedBy.empty()) continue;
-    // The largest block the original accepted (all of them, where it was not measured).
-    unsigned threads = k->originalRegisters ? maxThreadsPerBlock(*k->originalRegisters, options.limits)
-                                            : options.limits.maxThreadsPerBlock;
-    unsigned cap = registerCapFor(threads, options.limits);
-    if (options.maxRegisterCount) cap = std::min(cap, *options.maxRegisterCount);
+    unsigned threads = originalThreads(*k, options);
+    unsigned cap = capFor(*k, options);
     // In relocatable code what the kernel calls is compiled on its own and not measured with it
     // (and a .maxnreg below a callee's count is refused): the whole module gets the cap, also
     // where the kernel's own count fits (the cuda-samples newdelete program: 46 registers of its

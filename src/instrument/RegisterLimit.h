@@ -44,9 +44,10 @@ unsigned maxThreadsPerBlock(unsigned registers, const RegisterFileLimits& limits
 // The most registers per thread under which a block of `threads` threads still launches.
 unsigned registerCapFor(unsigned threads, const RegisterFileLimits& limits);
 
-// What was decided for one kernel of the module (it goes into the unit's site table, and the
-// runtime names it when a launch fails for resources).
-struct KernelLimit {
+// What was decided for one function of the module: a kernel (it goes into the unit's site
+// table, and the runtime names it when a launch fails for resources), or, in relocatable code, a
+// device function whose own count may narrow the blocks of a kernel that calls it.
+struct FunctionLimit {
   std::string name;
   std::optional<unsigned> originalRegisters;      // measured by ptxas on the original module
   std::optional<unsigned> instrumentedRegisters;  // measured on the instrumented one, uncapped
@@ -59,13 +60,14 @@ struct KernelLimit {
   std::string moduleCapBecause;
 };
 
-// The -maxrregcount the module must be compiled with for the kernels whose cap is the module's
-// (the smallest of their caps); none when no kernel needs it.
-std::optional<unsigned> moduleRegisterCap(const std::vector<KernelLimit>& kernels);
+// The -maxrregcount the module must be compiled with for the functions whose cap is the
+// module's (the smallest of their caps); none when no function needs it.
+std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& functions);
 
 struct RegisterLimitOptions {
   RegisterFileLimits limits;
-  // Registers of each kernel of the instrumented module (uncapped) and of the original.
+  // Registers of each kernel of the instrumented module (uncapped) and of the original; in
+  // relocatable code also of each device function.
   std::map<std::string, unsigned> instrumentedRegisters, originalRegisters;
   // ptxas -maxrregcount in force: `.maxnreg` overrides it, so the cap never exceeds it.
   std::optional<unsigned> maxRegisterCount;
@@ -77,7 +79,7 @@ struct RegisterLimitOptions {
 bool mayNarrowBlocks(unsigned instrumented, const RegisterFileLimits& limits);
 // Whether any of `kernels` without launch bounds of its own may narrow its blocks (or was not
 // measured instrumented): only then is the original module worth a ptxas run.
-bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
+bool needsOriginalRegisters(const std::vector<FunctionLimit>& kernels,
                             const std::map<std::string, unsigned>& instrumentedRegisters,
                             const RegisterFileLimits& limits);
 
@@ -85,9 +87,19 @@ bool needsOriginalRegisters(const std::vector<KernelLimit>& kernels,
 // instrumented register count accepts a smaller block than its original's a `.maxnreg` that
 // keeps the original's largest block launchable. A kernel that may narrow its blocks and whose
 // original was not measured is capped for the largest block of all. Returns one entry per kernel.
-std::vector<KernelLimit> limitKernelRegisters(ptx::Module& module, const RegisterLimitOptions& options);
+std::vector<FunctionLimit> limitKernelRegisters(ptx::Module& module, const RegisterLimitOptions& options);
+
+// Relocatable code only (empty otherwise): every device function with a body whose instrumented
+// count accepts a smaller block than its original's, with the cap that keeps the original's
+// largest block. After linking, a kernel runs with the largest count of everything it calls, and
+// ptxas compiles each device function on its own, at its own count: a kernel of another unit
+// calling a function that grew from 60 to 84 registers no longer launches with 1024 threads,
+// and nothing in the kernel's own module can bound it. So the function's module gets the cap
+// (ptxas -maxrregcount, moduleRegisterCap). Every such function counts, not only `.visible` ones:
+// an internal function may be reached through a pointer (a virtual function's table).
+std::vector<FunctionLimit> limitDeviceFunctionRegisters(const ptx::Module& module, const RegisterLimitOptions& options);
 
 // The kernels of `module` and the launch bounds they declare, without changing anything.
-std::vector<KernelLimit> kernelsOf(const ptx::Module& module);
+std::vector<FunctionLimit> kernelsOf(const ptx::Module& module);
 
 }  // namespace cucatch::instrument

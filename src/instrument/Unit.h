@@ -74,7 +74,9 @@ struct UnitResult {
   uint32_t unit = 0;  // this compilation unit's id: a hash of the module as it came in
   std::vector<Site> sites;
   Stats stats;
-  std::vector<KernelLimit> kernels;  // every kernel of the unit (all are instrumented)
+  std::vector<FunctionLimit> kernels;  // every kernel of the unit (all are instrumented)
+  // Relocatable code: the device functions whose registers the module's cap must bound.
+  std::vector<FunctionLimit> deviceFunctions;
   uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
 };

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "fatbin/CubinAttributes.h"
 #include "toolchain/SearchPath.h"
 
 namespace cucatch::toolchain {
@@ -135,6 +136,12 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   std::string input = fmt::format("{}/cucatch-measure-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
   int fd = ::mkstemps(input.data(), 4);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot create a temporary file for ptxas: {}", std::strerror(errno)));
+  // Relocatable code's device functions have their counts only in the object.
+  const bool relocatable = compilesRelocatable(options);
+  std::string object = "/dev/null";
+  if (relocatable) {
+    object = input.substr(0, input.size() - 4) + ".o";  // beside the input, whose name is unique
+  }
   for (size_t done = 0; done < ptx.size();) {
     ssize_t n = ::write(fd, ptx.data() + done, ptx.size() - done);
     if (n <= 0) {
@@ -147,7 +154,7 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   ::close(fd);
   std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
   argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {input, "-o", "/dev/null"});
+  argv.insert(argv.end(), {input, "-o", object});
   // Everything the child needs is made before fork: it only calls async-signal-safe functions.
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
@@ -181,11 +188,23 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   ::unlink(input.c_str());
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (relocatable) ::unlink(object.c_str());
     // ptxas names its temporary input; say which module it was instead.
     throw std::runtime_error(fmt::format("{} -arch={} could not compile {} to measure its kernels' registers:\n{}",
                                          ptxas, arch, what, output));
   }
-  return parseVerboseOutput(output);
+  RegisterCounts counts = parseVerboseOutput(output);
+  if (relocatable) {
+    try {
+      for (const auto& [name, registers] : fatbin::functionRegisterCounts(fatbin::ElfFile(object)))
+        if (!counts.kernels.count(name)) counts.deviceFunctions[name] = registers;
+    } catch (const std::exception& e) {
+      ::unlink(object.c_str());
+      throw std::runtime_error(fmt::format("cannot read the device functions' registers of {}: {}", what, e.what()));
+    }
+    ::unlink(object.c_str());
+  }
+  return counts;
 }
 
 }  // namespace cucatch::toolchain

@@ -19,10 +19,14 @@ std::string findPtxas(const std::string& nvccHint = "");
 
 struct RegisterCounts {
   std::map<std::string, unsigned> kernels;  // kernel name -> registers per thread
+  // Relocatable code only: every other function with a body, compiled on its own at this count
+  // (a kernel of another unit calling it runs with the larger of the two after linking).
+  std::map<std::string, unsigned> deviceFunctions;
 };
 
-// Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` (output discarded) and reads each kernel's
-// register count from what ptxas prints. Throws std::runtime_error with ptxas's diagnostics when
+// Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` and reads each kernel's register count from
+// what ptxas prints; under --compile-only also each device function's, from the object ptxas
+// wrote (ptxas -v prints none for them there; the object is deleted after). Throws std::runtime_error with ptxas's diagnostics when
 // it cannot be run or rejects the module (`what` names the module in the message).
 RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
                                 const std::vector<std::string>& options, const std::string& ptx,

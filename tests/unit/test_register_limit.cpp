@@ -227,6 +227,54 @@ ret;
   CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
 }
 
+TEST_CASE("in relocatable code a device function that would narrow its callers' blocks caps its module", "[register-limit]") {
+  // A unit with no kernel: a kernel of another unit that calls `heavy` runs at heavy's count
+  // after linking. `light` grew too, but still admits 1024 threads; `wide` had 80 registers
+  // (768 threads) and must keep 768.
+  const char* text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .func heavy()
+{
+ret;
+}
+.func light()
+{
+ret;
+}
+.visible .func wide()
+{
+ret;
+}
+.visible .func unmeasured()
+{
+ret;
+}
+)";
+  RegisterLimitOptions o;
+  o.originalRegisters = {{"heavy", 60}, {"light", 20}, {"wide", 80}};
+  o.instrumentedRegisters = {{"heavy", 84}, {"light", 40}, {"wide", 96}};
+  o.relocatable = true;
+  auto m = parse(text);
+  auto functions = limitDeviceFunctionRegisters(m, o);
+  REQUIRE(functions.size() == 2);
+  CHECK(functions[0].name == "heavy");
+  CHECK(functions[0].registerLimit == 64u);
+  CHECK(functions[0].originalRegisters == 60u);
+  CHECK(functions[0].instrumentedRegisters == 84u);
+  CHECK_FALSE(functions[0].moduleCapBecause.empty());
+  CHECK(functions[1].name == "wide");
+  CHECK(functions[1].registerLimit == 80u);
+  CHECK(moduleRegisterCap(functions) == 64u);
+  // Whole-program code measures no device function: they are part of their kernels' counts.
+  o.relocatable = false;
+  CHECK(limitDeviceFunctionRegisters(m, o).empty());
+  // -maxrregcount in force bounds the cap, as for kernels.
+  o.relocatable = true;
+  o.maxRegisterCount = 48;
+  CHECK(limitDeviceFunctionRegisters(m, o)[0].registerLimit == 48u);
+}
+
 TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {
   // As ptxas 13.0 prints it, with device functions' properties in between.
   const char* text =
