@@ -61,4 +61,8 @@ std::optional<ElfSymbols::Hit> ElfSymbols::find(uint64_t address) const {
   return std::nullopt;
 }
 
+bool ElfSymbols::defines(std::string_view name) const {
+  return std::any_of(functions_.begin(), functions_.end(), [&](const Function& f) { return f.name == name; });
+}
+
 }  // namespace cucatch::runtime

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cucatch::runtime {
@@ -25,6 +26,8 @@ class ElfSymbols {
   // (see `positionIndependent`).
   std::optional<Hit> find(uint64_t address) const;
   bool positionIndependent() const { return pie_; }
+  // Whether the file defines a function named `name` (a linear search: for rare questions).
+  bool defines(std::string_view name) const;
   size_t size() const { return functions_.size(); }
 
  private:

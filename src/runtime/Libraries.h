@@ -19,4 +19,12 @@ const std::unordered_map<std::string, void*>& libraryDefinitions();
 // first in the search order, RTLD_NEXT would not find it); nullptr if none.
 void* libraryDefinition(const char* symbol);
 
+// Where a library whose API is wrapped here is linked into an object other than its own shared
+// library, so that calls to it cannot be intercepted (a cuFFT linked statically, -lcufft_static,
+// which the cuda-samples callback programs need): "FILE defines NAME", or empty. Looks in the
+// program's full symbol table (`program`, normally /proc/self/exe) and in the dynamic symbols of
+// every loaded shared object; a static copy inside a shared object that does not export it is
+// not seen. Call it outside the loader's lock (not from a constructor).
+std::string staticallyLinkedLibrary(const std::string& program);
+
 }  // namespace cucatch::runtime

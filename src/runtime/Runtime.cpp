@@ -1,5 +1,7 @@
 #include "runtime/Runtime.h"
 
+#include "runtime/Libraries.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <execinfo.h>
@@ -86,6 +88,29 @@ void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStr
 
 // ------------------------------------------------------------------------------ device tables
 
+void Runtime::keepTagsOffStaticLibraries() {
+  // Before the first allocation, which is the first pointer that would carry a tag.
+  char exe[4096];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  std::string program = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string("/proc/self/exe");
+  std::string where = staticallyLinkedLibrary(program);
+  if (where.empty()) return;
+  const char* asked = std::getenv("CUCATCH_TAGS");
+  if (asked && *asked) {
+    writeStderr(fmt::format("cucatch: warning: cuFFT is linked statically ({}), where cucatch cannot untag the "
+                            "buffers it keeps in device memory; CUCATCH_TAGS={} keeps tags on, so its kernels may "
+                            "fault on tagged pointers they read from there\n",
+                            where, asked));
+    return;
+  }
+  options_.tags = false;
+  writeStderr(fmt::format("cucatch: note: cuFFT is linked statically ({}): it keeps the program's buffers in device "
+                          "memory, where cucatch cannot untag them, so pointer tags are off for this process "
+                          "(as CUCATCH_TAGS=0: bounds are checked through the shadow map; a stale pointer into "
+                          "reallocated memory goes unnoticed). Link cuFFT dynamically to keep them.\n",
+                          where));
+}
+
 bool Runtime::ensureDevice() {
   current_ = nullptr;
   if (deviceFailed_ || !d_.cuCtxGetCurrent) return false;
@@ -97,6 +122,7 @@ bool Runtime::ensureDevice() {
     return current_ != nullptr;
   }
   if (!metadata_) {
+    if (options_.tags) keepTagsOffStaticLibraries();
     MetadataConfig config;
     config.tags = options_.tags;
     config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
@@ -657,6 +683,20 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
   void** paramsIn = params;
   void** extraIn = extra;
   if (!instrumented && options_.tags) untagArguments(function, f, params, extra, scratch);
+  if (m && m->instrumented && !instrumented && !m->namedUninstrumented) {
+    // Device code of the program that cucatch-nvcc did not see as PTX: named once, so that a
+    // clean run is not taken for a checked one.
+    m->namedUninstrumented = true;
+    std::string files;
+    for (uint32_t unit : m->units)
+      if (auto t = units_.find(unit); t != units_.end() && files.find(t->second.module) == std::string::npos)
+        files += (files.empty() ? "" : ", ") + t->second.module;
+    writeStderr(fmt::format("cucatch: note: kernel {} is linked with instrumented code ({}) but was not instrumented "
+                            "(link-time-optimized device code, -dlto or an LTO-IR callback, or device code built "
+                            "without cucatch-nvcc, such as a static library's): it runs unchecked, with untagged "
+                            "arguments. Other such kernels of this module are not named.\n",
+                            demangle(kernelName(f)), files.empty() ? "unnamed" : files));
+  }
   if (options_.debug) {
     log(fmt::format("{}: {} ({}{}) in {} module{}{}", api, kernelName(f), function,
                     kernelHandles_.count(function) ? ", a CUkernel" : "",

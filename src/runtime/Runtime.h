@@ -109,10 +109,16 @@ class Runtime {
     // The kernels those units instrumented; only these get tagged arguments (a module can
     // also hold kernels of uninstrumented code linked in, such as a static library's).
     std::unordered_set<std::string> kernels;
+    // One of its uninstrumented kernels was named (once per module: a static library linked
+    // into instrumented code has many).
+    bool namedUninstrumented = false;
   };
   // The tables of the current context, made on its first allocation or launch (current_);
   // false when there is no current context or its tables could not be made.
   bool ensureDevice();
+  // Turns tags off (with a note) where a library whose API is wrapped is linked statically, so
+  // that its calls are not intercepted (Libraries.h); before the first tagged allocation.
+  void keepTagsOffStaticLibraries();
   void dropTables(const std::function<bool(const DeviceTables&)>& ended);
   // Whether the allocation being made was asked for by a precompiled library (a shared
   // object other than the program that does not link libcucatch): such memory stays

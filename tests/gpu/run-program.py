@@ -20,7 +20,8 @@
   Also: "// cucatch-flags: FLAGS" builds both with these nvcc flags too (tests/CMakeLists.txt);
   "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set
   ("// cucatch-build-env: VAR=VALUE" is for building it, in tests/CMakeLists.txt);
-  "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
+  "// cucatch-expect-note: TEXT" wants a "cucatch: note:" line containing TEXT from a clean
+  program's cucatch build (and allows it); "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
   "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs;
@@ -116,7 +117,12 @@ def main():
     if words[0] == "clean":
         p = run(plain_cmd)
         c = run(checked_cmd, env=env)
-        ours = [l for l in c.stderr.splitlines() if l.startswith("cucatch:")]
+        notes = [l[len("// cucatch-expect-note: "):] for l in text if l.startswith("// cucatch-expect-note: ")]
+        for note in notes:
+            if not any(l.startswith("cucatch: note:") and note in l for l in c.stderr.splitlines()):
+                fail(f"no 'cucatch: note:' line says '{note}':\n{c.stderr[-3000:]}")
+        ours = [l for l in c.stderr.splitlines()
+                if l.startswith("cucatch:") and not (l.startswith("cucatch: note:") and any(n in l for n in notes))]
         if p.returncode != 0:
             fail(f"the plain build exited {p.returncode}:\n{p.stderr}")
         if ours:

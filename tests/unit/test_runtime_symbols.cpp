@@ -27,6 +27,18 @@ TEST_CASE("ElfSymbols names a function that dladdr cannot", "[runtime]") {
   CHECK_FALSE(symbols.find(0));  // below every function
 }
 
+// Stands in for a library entry point linked statically into the program (cufftExecC2C of a
+// -lcufft_static build), which the runtime looks for by name in the program's .symtab.
+extern "C" __attribute__((noinline, used)) int cucatchTestStaticEntryPoint(int x) { return x + 1; }
+
+TEST_CASE("ElfSymbols tells whether the file defines a function by name", "[runtime]") {
+  REQUIRE(cucatchTestStaticEntryPoint(1) == 2);
+  ElfSymbols symbols = ElfSymbols::load("/proc/self/exe");
+  CHECK(symbols.defines("cucatchTestStaticEntryPoint"));
+  CHECK_FALSE(symbols.defines("cucatchTestStaticEntryPoin"));
+  CHECK_FALSE(symbols.defines("cufftExecC2C"));  // this program does not link cuFFT
+}
+
 TEST_CASE("ElfSymbols: unreadable, non-ELF and stripped files give an empty table", "[runtime]") {
   CHECK(ElfSymbols::load("/nonexistent/file").size() == 0);
   CHECK(ElfSymbols::load(CUCATCH_SOURCE_DIR "/README.md").size() == 0);

@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-plain-library: lib/scale_library.cu
 // cucatch-expect-tagged
+// cucatch-expect-note: kernel library_scale(float*, int, float) is linked with instrumented code
 // A static library of device code built by plain nvcc, linked (-rdc) with code cucatch-nvcc
 // instrumented: one module holds both. "Instrumented" is decided per kernel, so the library's
 // kernel gets untagged arguments although the module is instrumented, and an instrumented
