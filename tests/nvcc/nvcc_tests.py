@@ -42,7 +42,11 @@ class Checker:
         syms = run([self.a.cuobjdump, "-symbols", binary], cwd).stdout
         elfs = [s for s in syms.split("Fatbin elf code:")[1:]]
         kernels = [s for s in elfs if "STO_ENTRY" in s]
-        elf_ok = [s for s in kernels if re.search(r"STB_WEAK\s+\S+\s+__cucatch_state\b", s)]
+        # The state, and a unit's marker kernel with its site table: what the runtime looks for
+        # (a device link that drops the markers leaves the module unchecked).
+        elf_ok = [s for s in kernels if re.search(r"STB_WEAK\s+\S+\s+__cucatch_state\b", s)
+                  and re.search(r"STO_ENTRY\s+__cucatch_unit_[0-9a-f]{8}_v\d+", s)
+                  and re.search(r"\s__cucatch_sites_[0-9a-f]{8}\b", s)]
         ptx_out = run([self.a.cuobjdump, "-ptx", binary], cwd, check=False).stdout
         ptxs = [s for s in ptx_out.split("Fatbin ptx code:")[1:] if ".entry" in s]
         ptx_ok = [s for s in ptxs if ".const .align 8 .b8 __cucatch_state[64]" in s and re.search(r"\.entry __cucatch_unit_[0-9a-f]{8}_v\d+", s)]
@@ -92,6 +96,7 @@ def case_rdc(a, c, w):
     # Device link as its own step (-dlink), then a host link by nvcc.
     run([a.cucatch_nvcc, "-arch=sm_80", "-dlink", "rdc_main.o", "rdc_device.o", "-o", "dlink.o"], w)
     run([a.cucatch_nvcc, "-arch=sm_80", "rdc_main.o", "rdc_device.o", "dlink.o", "-o", "rdc2"], w)
+    c.instrumented("rdc2", w)
     c.links_runtime("rdc2", w)
 
 
