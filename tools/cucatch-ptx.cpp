@@ -223,7 +223,11 @@ int main(int argc, char** argv) {
         setup.relocatable = cucatch::toolchain::compilesRelocatable(ptxasArgs);
         // (By value: the measurements run after this block.)
         // Kernels and (relocatable code) device functions: their names never collide.
-        auto everyFunction = [](cucatch::toolchain::RegisterCounts counts) {
+        auto everyFunction = [sourceName](cucatch::toolchain::RegisterCounts counts) {
+          if (!counts.deviceFunctionsUnread.empty())
+            fmt::print(stderr, "{}: warning: {}; its device functions are not capped, and a kernel of another unit "
+                               "calling one may not launch with the blocks it did\n",
+                       sourceName, counts.deviceFunctionsUnread);
           counts.kernels.merge(counts.deviceFunctions);
           return counts.kernels;
         };

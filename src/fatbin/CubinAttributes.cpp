@@ -28,6 +28,10 @@ std::map<std::string, unsigned> functionRegisterCounts(const ElfFile& cubin) {
       uint16_t half;
       std::memcpy(&half, b.data() + at + 2, 2);
       at += 4;
+      // Formats 1-3 carry their value in those two bytes; another one would be read wrongly.
+      if (format < 1 || format > kFormatSized)
+        throw std::runtime_error(fmt::format("{}: attribute format {} at offset {} of {} is not known", cubin.path(),
+                                             format, at - 4, section.name));
       if (format != kFormatSized) continue;
       if (half > b.size() - at)
         throw std::runtime_error(fmt::format("{}: an attribute overruns section {}", cubin.path(), section.name));

@@ -13,7 +13,7 @@ namespace cucatch::fatbin {
 // Registers per thread of every function the cubin gives a count (EIATTR_REGCOUNT), by symbol
 // name. In relocatable code (ptxas --compile-only) that is every function with a body, device
 // functions included, which is where `ptxas -v` prints none. Throws std::runtime_error naming
-// the file where an attribute overruns its section or names no symbol.
+// the file where an attribute overruns its section, names no symbol, or has a format not known.
 std::map<std::string, unsigned> functionRegisterCounts(const ElfFile& cubin);
 
 }  // namespace cucatch::fatbin

@@ -19,12 +19,13 @@ const std::unordered_map<std::string, void*>& libraryDefinitions();
 // first in the search order, RTLD_NEXT would not find it); nullptr if none.
 void* libraryDefinition(const char* symbol);
 
-// Where a library whose API is wrapped here is linked into an object other than its own shared
-// library, so that calls to it cannot be intercepted (a cuFFT linked statically, -lcufft_static,
-// which the cuda-samples callback programs need): "FILE defines NAME", or empty. Looks in the
-// program's full symbol table (`program`, normally /proc/self/exe) and in the dynamic symbols of
-// every loaded shared object; a static copy inside a shared object that does not export it is
-// not seen. Call it outside the loader's lock (not from a constructor).
+// Where a library whose API is wrapped here is linked statically into the program, so that its
+// calls cannot be intercepted (a cuFFT linked with -lcufft_static, which the cuda-samples
+// callback programs need): the name of the entry point the program's full symbol table defines
+// (`program`: normally /proc/self/exe), or empty. Only the executable is read: a definition a
+// shared object exports is interposed as the library's own is, and the library's own shared
+// object may have any name (a renamed copy in a Python wheel). A stripped program, or a static
+// copy hidden inside a shared object, is not seen. Reads the file only (no loader calls).
 std::string staticallyLinkedLibrary(const std::string& program);
 
 }  // namespace cucatch::runtime

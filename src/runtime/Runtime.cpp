@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -52,6 +53,8 @@ Runtime::Runtime() : options_(Options::defaults()) {
     writeStderr(fmt::format("cucatch: error: {}\n", error));
     _exit(2);
   }
+  // Settled here, before any thread allocates (the first tagged pointer) or reads the option.
+  if (options_.tags) keepTagsOffStaticLibraries();
   std::atexit([] { Runtime::get().atExit(); });
 }
 
@@ -89,12 +92,12 @@ void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStr
 // ------------------------------------------------------------------------------ device tables
 
 void Runtime::keepTagsOffStaticLibraries() {
-  // Before the first allocation, which is the first pointer that would carry a tag.
+  std::string entryPoint = staticallyLinkedLibrary("/proc/self/exe");
+  if (entryPoint.empty()) return;
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  std::string program = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string("/proc/self/exe");
-  std::string where = staticallyLinkedLibrary(program);
-  if (where.empty()) return;
+  std::string where = fmt::format("{} defines {}", n > 0 ? std::string(exe, static_cast<size_t>(n)) : "the program",
+                                  entryPoint);
   const char* asked = std::getenv("CUCATCH_TAGS");
   if (asked && *asked) {
     writeStderr(fmt::format("cucatch: warning: cuFFT is linked statically ({}), where cucatch cannot untag the "
@@ -122,7 +125,6 @@ bool Runtime::ensureDevice() {
     return current_ != nullptr;
   }
   if (!metadata_) {
-    if (options_.tags) keepTagsOffStaticLibraries();
     MetadataConfig config;
     config.tags = options_.tags;
     config.bstCapacity = static_cast<uint32_t>(options_.bstCapacity);
@@ -512,9 +514,11 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   // sure to be alive.
   unsigned count = 0;
   std::vector<CUfunction> functions;
+  bool enumerated = false;
   if (d_.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS) {
     functions.resize(count);
-    if (d_.cuModuleEnumerateFunctions(functions.data(), count, mod) != CUDA_SUCCESS) functions.clear();
+    enumerated = d_.cuModuleEnumerateFunctions(functions.data(), count, mod) == CUDA_SUCCESS;
+    if (!enumerated) functions.clear();
   }
   std::vector<std::string> units;
   std::string otherVersion;
@@ -539,6 +543,11 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     writeStderr(fmt::format("cucatch: warning: a module was instrumented by a cucatch of ABI version {}, this runtime "
                          "implements version {}: its kernels run unchecked (rebuild it with this cucatch)\n",
                          otherVersion.empty() ? "?" : otherVersion, abi::kAbiVersion));
+    return;
+  }
+  if (units.empty() && !enumerated) {
+    writeStderr("cucatch: warning: the driver could not list the kernels of a module that holds instrumented code, "
+                "so cucatch cannot tell which are instrumented: they run unchecked\n");
     return;
   }
   if (units.empty()) {
@@ -687,10 +696,11 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
     // Device code of the program that cucatch-nvcc did not see as PTX: named once, so that a
     // clean run is not taken for a checked one.
     m->namedUninstrumented = true;
-    std::string files;
+    std::set<std::string> modules;
     for (uint32_t unit : m->units)
-      if (auto t = units_.find(unit); t != units_.end() && files.find(t->second.module) == std::string::npos)
-        files += (files.empty() ? "" : ", ") + t->second.module;
+      if (auto t = units_.find(unit); t != units_.end()) modules.insert(t->second.module);
+    std::string files;
+    for (const auto& name : modules) files += (files.empty() ? "" : ", ") + name;
     writeStderr(fmt::format("cucatch: note: kernel {} is linked with instrumented code ({}) but was not instrumented "
                             "(link-time-optimized device code, -dlto or an LTO-IR callback, or device code built "
                             "without cucatch-nvcc, such as a static library's): it runs unchecked, with untagged "

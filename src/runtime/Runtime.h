@@ -116,8 +116,8 @@ class Runtime {
   // The tables of the current context, made on its first allocation or launch (current_);
   // false when there is no current context or its tables could not be made.
   bool ensureDevice();
-  // Turns tags off (with a note) where a library whose API is wrapped is linked statically, so
-  // that its calls are not intercepted (Libraries.h); before the first tagged allocation.
+  // Turns tags off (with a note) where a library whose API is wrapped is linked statically into
+  // the program, so that its calls are not intercepted (Libraries.h); from the constructor.
   void keepTagsOffStaticLibraries();
   void dropTables(const std::function<bool(const DeviceTables&)>& ended);
   // Whether the allocation being made was asked for by a precompiled library (a shared

@@ -140,8 +140,22 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   const bool relocatable = compilesRelocatable(options);
   std::string object = "/dev/null";
   if (relocatable) {
-    object = input.substr(0, input.size() - 4) + ".o";  // beside the input, whose name is unique
+    object = fmt::format("{}/cucatch-measure-XXXXXX.o", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int ofd = ::mkstemps(object.data(), 2);
+    if (ofd < 0) {
+      ::unlink(input.c_str());
+      throw std::runtime_error(fmt::format("cannot create a temporary file for ptxas: {}", std::strerror(errno)));
+    }
+    ::close(ofd);
   }
+  // Whatever happens below, the object goes (the input is removed as soon as ptxas is done).
+  struct RemoveObject {
+    const std::string& path;
+    bool remove;
+    ~RemoveObject() {
+      if (remove) ::unlink(path.c_str());
+    }
+  } removeObject{object, relocatable};
   for (size_t done = 0; done < ptx.size();) {
     ssize_t n = ::write(fd, ptx.data() + done, ptx.size() - done);
     if (n <= 0) {
@@ -188,7 +202,6 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   ::unlink(input.c_str());
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    if (relocatable) ::unlink(object.c_str());
     // ptxas names its temporary input; say which module it was instead.
     throw std::runtime_error(fmt::format("{} -arch={} could not compile {} to measure its kernels' registers:\n{}",
                                          ptxas, arch, what, output));
@@ -199,10 +212,9 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
       for (const auto& [name, registers] : fatbin::functionRegisterCounts(fatbin::ElfFile(object)))
         if (!counts.kernels.count(name)) counts.deviceFunctions[name] = registers;
     } catch (const std::exception& e) {
-      ::unlink(object.c_str());
-      throw std::runtime_error(fmt::format("cannot read the device functions' registers of {}: {}", what, e.what()));
+      counts.deviceFunctions.clear();
+      counts.deviceFunctionsUnread = fmt::format("cannot read the device functions' registers of {}: {}", what, e.what());
     }
-    ::unlink(object.c_str());
   }
   return counts;
 }

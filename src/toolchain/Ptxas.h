@@ -22,6 +22,9 @@ struct RegisterCounts {
   // Relocatable code only: every other function with a body, compiled on its own at this count
   // (a kernel of another unit calling it runs with the larger of the two after linking).
   std::map<std::string, unsigned> deviceFunctions;
+  // Why the object's counts could not be read (a layout this reader does not know): the device
+  // functions are then not measured, which the caller must say.
+  std::string deviceFunctionsUnread;
 };
 
 // Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` and reads each kernel's register count from
