@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 namespace cucatch::fatbin {
@@ -43,6 +45,28 @@ std::string Entry::kindName() const {
   if (isPtx()) return "ptx";
   if (isElf()) return "sass";
   return fmt::format("kind {}", kind);
+}
+
+std::string Entry::archName() const {
+  return fmt::format("sm_{}{}", arch, flags & kFlagArchSpecific ? "a" : flags & kFlagArchFamily ? "f" : "");
+}
+
+bool Entry::ptxRunsOn(unsigned deviceArch) const {
+  if (!isPtx()) return false;
+  if (flags & kFlagArchSpecific) return deviceArch == arch;
+  if (flags & kFlagArchFamily) return deviceArch / 10 == arch / 10 && deviceArch >= arch;
+  return deviceArch >= arch;
+}
+
+std::optional<size_t> ptxForDevice(const std::vector<Entry>& entries, unsigned deviceArch) {
+  auto rank = [](const Entry& e) {
+    int specificity = e.flags & kFlagArchSpecific ? 2 : e.flags & kFlagArchFamily ? 1 : 0;
+    return std::tuple(e.arch, specificity, e.major, e.minor);
+  };
+  std::optional<size_t> best;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].ptxRunsOn(deviceArch) && (!best || rank(entries[i]) > rank(entries[*best]))) best = i;
+  return best;
 }
 
 std::string Entry::compressionName() const {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,8 @@ constexpr uint64_t kFlagDebug = 0x2;
 constexpr uint64_t kFlagLinux = 0x10;
 constexpr uint64_t kFlagCompressedLegacy = 0x2000;  // CUDA 11-12's own compression scheme
 constexpr uint64_t kFlagCompressedZstd = 0x8000;
+constexpr uint64_t kFlagArchSpecific = 0x100000;  // compute_90a / sm_90a: runs on that architecture only
+constexpr uint64_t kFlagArchFamily = 0x200000;    // compute_100f: runs on its family (same major, minor at least)
 
 struct Entry {
   uint16_t kind = 0;  // EntryKind, or another value cucatch does not know
@@ -43,6 +46,12 @@ struct Entry {
 
   bool isPtx() const { return kind == static_cast<uint16_t>(EntryKind::Ptx); }
   bool isElf() const { return kind == static_cast<uint16_t>(EntryKind::Elf); }
+  // "sm_90", "sm_90a", "sm_100f" (PTX entries too: the architecture, as cuobjdump names it).
+  std::string archName() const;
+  // Whether a device of compute capability `deviceArch` (90 for 9.0) can run this PTX, JIT-
+  // compiled: a plain architecture runs on it and every later one, "a" on itself only, "f" on
+  // its family (the same major version, a minor version at least its own).
+  bool ptxRunsOn(unsigned deviceArch) const;
   std::string kindName() const;         // "ptx", "sass", "kind 64"
   std::string compressionName() const;  // "-", "zstd", "legacy"
 };
@@ -71,6 +80,11 @@ class UnsupportedCompression : public std::runtime_error {
 // Every container in `bytes` (a .nv_fatbin or __nv_relfatbin section, or a .fatbin file), in
 // order; zero bytes between containers (section padding) are skipped. Throws FormatError.
 std::vector<Container> parse(std::span<const uint8_t> bytes);
+
+// The PTX entry of one container that JIT mode compiles for a device of `deviceArch`: of those
+// the device can run, the highest architecture, the most specific variant of it ("a", then "f",
+// then plain), and the newest PTX ISA; none when the container has no PTX the device runs.
+std::optional<size_t> ptxForDevice(const std::vector<Entry>& entries, unsigned deviceArch);
 
 // The entry's payload, decompressed. PTX text comes without the padding NULs the container adds.
 // Throws UnsupportedCompression or FormatError (a payload that does not decompress to its size).

@@ -25,18 +25,57 @@ std::string statusOf(const Entry& e) {
 
 }  // namespace
 
+const std::vector<unsigned>& knownDeviceArchitectures() {
+  static const std::vector<unsigned> archs{75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+  return archs;
+}
+
+std::vector<std::string> jitChoices(const std::vector<Entry>& entries) {
+  const auto& archs = knownDeviceArchitectures();
+  std::vector<std::vector<unsigned>> chosenFor(entries.size());
+  for (unsigned device : archs)
+    if (auto i = ptxForDevice(entries, device)) chosenFor[*i].push_back(device);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& devices = chosenFor[i];
+    if (devices.empty()) {
+      // SASS is dropped where JIT mode has PTX for its device, and runs as it is where not.
+      bool alone = entries[i].isElf() && !ptxForDevice(entries, entries[i].arch);
+      out.push_back(alone ? fmt::format("no PTX for {}: runs uninstrumented", entries[i].archName()) : "-");
+      continue;
+    }
+    // Runs of consecutive known architectures, the last open-ended where a plain architecture
+    // reaches the newest (later devices run it too).
+    std::string text;
+    for (size_t a = 0; a < devices.size();) {
+      size_t first = std::find(archs.begin(), archs.end(), devices[a]) - archs.begin(), b = a;
+      while (b + 1 < devices.size() && devices[b + 1] == archs[first + (b + 1 - a)]) ++b;
+      bool open = devices[b] == archs.back() && !(entries[i].flags & (kFlagArchSpecific | kFlagArchFamily));
+      if (!text.empty()) text += ", ";
+      if (open) text += fmt::format("sm_{} and newer", devices[a]);
+      else if (a == b) text += fmt::format("sm_{}", devices[a]);
+      else text += fmt::format("sm_{} to sm_{}", devices[a], devices[b]);
+      a = b + 1;
+    }
+    out.push_back("instrumented for " + text);
+  }
+  return out;
+}
+
 std::vector<ListedEntry> listFile(const std::string& path) {
   std::vector<ListedEntry> out;
   FatbinFile file(path);
   for (const auto& region : file.regions()) {
     auto containers = file.containers(region);
-    for (size_t c = 0; c < containers.size(); ++c)
+    for (size_t c = 0; c < containers.size(); ++c) {
+      std::vector<std::string> jit = jitChoices(containers[c].entries);
       for (size_t i = 0; i < containers[c].entries.size(); ++i) {
-        ListedEntry l{path, region.section, c, i, containers[c].entries[i], ""};
+        ListedEntry l{path, region.section, c, i, containers[c].entries[i], "", jit[i]};
         l.status = statusOf(l.entry);
         l.entry.payload = {};  // it points into `file`: the listing keeps only what it prints
         out.push_back(std::move(l));
       }
+    }
   }
   return out;
 }
@@ -44,13 +83,17 @@ std::vector<ListedEntry> listFile(const std::string& path) {
 std::string formatListing(const std::vector<ListedEntry>& entries) {
   size_t fileWidth = 4;
   for (const auto& l : entries) fileWidth = std::max(fileWidth, l.file.size());
-  std::string out = fmt::format("{:<{}}  {:<14}  {:>6}  {:<4}  {:>7}  {:<10}  {:>10}  {}\n", "file", fileWidth, "section",
-                                "arch", "kind", "version", "compressed", "bytes", "cucatch");
+  size_t statusWidth = 7;
+  for (const auto& l : entries) statusWidth = std::max(statusWidth, l.status.size());
+  std::string out = fmt::format("{:<{}}  {:<14}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", "file", fileWidth,
+                                "section", "arch", "kind", "version", "compressed", "bytes", "cucatch", statusWidth,
+                                "under JIT mode (planned)");
   for (const auto& l : entries) {
     const Entry& e = l.entry;
-    out += fmt::format("{:<{}}  {:<14}  {:>6}  {:<4}  {:>7}  {:<10}  {:>10}  {}\n", l.file, fileWidth,
-                       l.section.empty() ? "-" : l.section, fmt::format("sm_{}", e.arch), e.kindName(),
-                       fmt::format("{}.{}", e.major, e.minor), e.compressionName(), e.uncompressedSize, l.status);
+    out += fmt::format("{:<{}}  {:<14}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", l.file, fileWidth,
+                       l.section.empty() ? "-" : l.section, e.archName(), e.kindName(),
+                       fmt::format("{}.{}", e.major, e.minor), e.compressionName(), e.uncompressedSize, l.status,
+                       statusWidth, l.jit);
   }
   return out;
 }

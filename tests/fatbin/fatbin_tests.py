@@ -10,6 +10,7 @@ import argparse
 import collections
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,6 +85,25 @@ def case_gencode(a, w):
     for arch in ("sm_75", "sm_80", "sm_90"):
         if arch not in listing:
             raise Failure(f"no {arch} entry listed")
+
+
+def case_jit_choice(a, w):
+    # compute_90a and compute_80 PTX with sm_90 SASS; then SASS alone for sm_80 beside PTX for 90.
+    listing = run([a.fatbin_tool, "list", nvcc_fatbin(a, w, "variants.fatbin", "-gencode", "arch=compute_90a,code=compute_90a",
+                                                       "-gencode", "arch=compute_80,code=compute_80",
+                                                       "-gencode", "arch=compute_90,code=sm_90")]).stdout
+    print(listing, end="")
+    want = [r"sm_90a\s+ptx .* instrumented for sm_90$", r"sm_80\s+ptx .* instrumented for sm_80 to sm_89, sm_100 and newer$",
+            r"sm_90\s+sass .*  -$"]
+    for pattern in want:
+        if not any(re.search(pattern, l) for l in listing.splitlines()):
+            raise Failure(f"no listing line matches '{pattern}'")
+    listing = run([a.fatbin_tool, "list", nvcc_fatbin(a, w, "sass80.fatbin", "-gencode", "arch=compute_80,code=sm_80",
+                                                       "-gencode", "arch=compute_90,code=compute_90")]).stdout
+    print(listing, end="")
+    for pattern in (r"sm_80\s+sass .* no PTX for sm_80: runs uninstrumented$", r"sm_90\s+ptx .* instrumented for sm_90 and newer$"):
+        if not any(re.search(pattern, l) for l in listing.splitlines()):
+            raise Failure(f"no listing line matches '{pattern}'")
 
 
 def case_compression(a, w):

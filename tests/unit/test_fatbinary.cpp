@@ -155,3 +155,34 @@ TEST_CASE("malformed fatbinaries are refused with their offset", "[fatbin]") {
     CHECK_THROWS_AS(parse(bad), FormatError);
   }
 }
+
+TEST_CASE("the PTX JIT mode chooses for a device: highest architecture it runs, most specific, newest ISA", "[fatbin]") {
+  auto ptx = [](unsigned arch, uint64_t flags, unsigned major, unsigned minor) {
+    Entry e;
+    e.kind = static_cast<uint16_t>(EntryKind::Ptx);
+    e.arch = arch;
+    e.flags = flags;
+    e.major = major;
+    e.minor = minor;
+    return e;
+  };
+  Entry sass;
+  sass.kind = static_cast<uint16_t>(EntryKind::Elf);
+  sass.arch = 90;
+  // compute_80, compute_90a, compute_100f, compute_90 (ISA 8.0 and 9.0), and SASS for sm_90.
+  std::vector<Entry> entries{ptx(80, 0, 9, 0), ptx(90, kFlagArchSpecific, 9, 0), ptx(100, kFlagArchFamily, 9, 0),
+                             ptx(90, 0, 8, 0), ptx(90, 0, 9, 0), sass};
+  CHECK(entries[1].archName() == "sm_90a");
+  CHECK(entries[2].archName() == "sm_100f");
+  CHECK(entries[0].archName() == "sm_80");
+  CHECK_FALSE(ptxForDevice(entries, 75));        // nothing runs there
+  CHECK(ptxForDevice(entries, 80) == size_t(0));
+  CHECK(ptxForDevice(entries, 89) == size_t(0));
+  CHECK(ptxForDevice(entries, 90) == size_t(1));   // "a" for exactly sm_90 first
+  CHECK(ptxForDevice(entries, 100) == size_t(2));  // the family's own
+  CHECK(ptxForDevice(entries, 103) == size_t(2));  // a later member of the family
+  CHECK(ptxForDevice(entries, 120) == size_t(4));  // another family: plain compute_90, newest ISA
+  CHECK_FALSE(sass.ptxRunsOn(90));                 // SASS is never chosen
+  CHECK_FALSE(entries[2].ptxRunsOn(110));
+  CHECK_FALSE(entries[1].ptxRunsOn(100));
+}
