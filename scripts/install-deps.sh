@@ -31,6 +31,7 @@ PKGS=(
   clang-14 libclang-rt-14-dev         # libFuzzer target for the parser
   binutils                            # readelf for cubin comparison
   libzstd-dev                         # compressed fatbinary entries (static lib)
+  libssl-dev                          # SHA-256 names of JIT mode's cache entries (libcrypto)
 )
 # Only for bench/overhead/run.py --plot, which imports it on demand; Debian's package is for
 # /usr/bin/python3 (a pip one would have to match whichever python3 runs the script).

@@ -4,6 +4,10 @@
 //   cucatch-fatbin list FILE...                  one line per entry (docs/fatbinary.md)
 //   cucatch-fatbin extract FILE -o DIR            every entry, decompressed, as
 //                                                 DIR/<n>.sm_<arch>.{ptx,cubin}
+//   cucatch-fatbin jit FILE --arch sm_90 -o OUT.ptx
+//                                                 what JIT mode hands the driver for one container
+//                                                 of FILE on that device: the PTX it runs,
+//                                                 instrumented (--container N, --cache DIR)
 //
 // Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong).
 #include <CLI/CLI.hpp>
@@ -11,9 +15,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "fatbin/FatbinFile.h"
 #include "fatbin/Listing.h"
+#include "jit/JitImage.h"
 
 namespace fs = std::filesystem;
 using namespace cucatch::fatbin;
@@ -42,6 +48,72 @@ int extract(const std::string& path, const std::string& dir) {
   return 0;
 }
 
+// The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`.
+int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
+        const std::string& cacheDir) {
+  unsigned arch = 0;
+  if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
+    fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
+    return 2;
+  }
+  FatbinFile file(path);
+  std::vector<std::span<const uint8_t>> containers;
+  for (const auto& region : file.regions())
+    for (const auto& c : file.containers(region)) containers.push_back(region.bytes.subspan(c.offset, c.size));
+  if (containers.empty()) {
+    fmt::print(stderr, "cucatch-fatbin: error: {}: no fatbinary\n", path);
+    return 2;
+  }
+  if (!index && containers.size() > 1) {
+    // The one container with PTX this device runs (a program also holds the CUDA runtime's own
+    // SASS-only container).
+    std::vector<size_t> withPtx;
+    std::string why;
+    for (size_t c = 0; c < containers.size(); ++c) {
+      auto chosen = cucatch::jit::choosePtx(containers[c], arch);
+      if (chosen.text) withPtx.push_back(c);
+      else why += fmt::format("\n  container {}: {}", c, chosen.description);
+    }
+    if (withPtx.empty()) {
+      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", path, arch, why);
+      return 3;
+    }
+    if (withPtx.size() > 1) {
+      fmt::print(stderr, "cucatch-fatbin: error: {} has {} fatbinary containers (one per compilation unit, in the "
+                         "order of its sections), {} with PTX that sm_{} runs: choose one with --container 0..{}\n",
+                 path, containers.size(), withPtx.size(), arch, containers.size() - 1);
+      return 2;
+    }
+    index = withPtx[0];
+  }
+  size_t n = index.value_or(0);
+  if (n >= containers.size()) {
+    fmt::print(stderr, "cucatch-fatbin: error: {} has {} fatbinary containers; --container {} is not one\n", path,
+               containers.size(), n);
+    return 2;
+  }
+  cucatch::jit::ChosenPtx chosen = cucatch::jit::choosePtx(containers[n], arch);
+  if (!chosen.text) {
+    fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
+               chosen.description);
+    return 3;
+  }
+  std::optional<cucatch::jit::PtxCache> cache;
+  if (!cacheDir.empty()) cache.emplace(cacheDir, uint64_t(1) << 30);
+  auto result = cucatch::jit::instrumentPtx(*chosen.text, fmt::format("{} (container {})", path, n),
+                                            cucatch::jit::PtxCache::buildIdentity("/proc/self/exe"),
+                                            cache ? &*cache : nullptr);
+  std::ofstream out(output, std::ios::binary);
+  out << result.text;
+  if (!out) {
+    fmt::print(stderr, "cucatch-fatbin: error: cannot write {}\n", output);
+    return 2;
+  }
+  fmt::print(stderr, "cucatch-fatbin: {} container {}: its {}, instrumented{}\n", path, n, chosen.description,
+             result.fromCache ? " (from the cache)" : "");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,8 +126,20 @@ int main(int argc, char** argv) {
   auto* ex = app.add_subcommand("extract", "write every entry, decompressed, to a directory");
   ex->add_option("file", file)->required();
   ex->add_option("-o,--output", dir, "directory")->required();
+  std::string jitFile, arch, jitOutput, cacheDir;
+  std::optional<size_t> container;
+  auto* jitCommand = app.add_subcommand("jit", "the PTX JIT mode hands the driver for one container on a device, "
+                                               "instrumented");
+  jitCommand->add_option("file", jitFile)->required();
+  jitCommand->add_option("--arch", arch, "the device's architecture (sm_90)")->required();
+  jitCommand->add_option("--container", container,
+                         "which container (0 .. n-1, in the order of the file's sections; default: the only one "
+                         "with PTX the device runs)");
+  jitCommand->add_option("-o,--output", jitOutput, "the instrumented PTX")->required();
+  jitCommand->add_option("--cache", cacheDir, "read and fill this JIT cache directory");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir);
     if (*list) {
       std::vector<ListedEntry> all;
       for (const auto& f : files) {

@@ -106,6 +106,34 @@ def case_jit_choice(a, w):
             raise Failure(f"no listing line matches '{pattern}'")
 
 
+def case_jit(a, w):
+    # What JIT mode hands the driver: the PTX the device runs, instrumented as cucatch-nvcc does.
+    exe = os.path.join(w, "plain.exe")
+    run([a.nvcc, "-gencode", "arch=compute_80,code=compute_80", "-gencode", "arch=compute_90,code=sm_90", KERNEL, "-o", exe])
+    out, cache = os.path.join(w, "jit.ptx"), os.path.join(w, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    first = run([a.fatbin_tool, "jit", exe, "--arch", "sm_90", "-o", out, "--cache", cache])
+    text = open(out).read()
+    if "__cucatch_state" not in text or not re.search(r"\.entry __cucatch_unit_[0-9a-f]{8}_v\d+", text):
+        raise Failure("the PTX for sm_90 is not instrumented")
+    if "compute_80 PTX" not in first.stderr or "from the cache" in first.stderr:
+        raise Failure(f"expected the compute_80 PTX, instrumented now: {first.stderr}")
+    run([a.ptxas, "-arch=sm_90", out, "-o", os.path.join(w, "jit.cubin")])
+    again = run([a.fatbin_tool, "jit", exe, "--arch", "sm_90", "-o", out + ".2", "--cache", cache])
+    if "from the cache" not in again.stderr or open(out + ".2").read() != text:
+        raise Failure(f"the second run did not read the same PTX back from the cache: {again.stderr}")
+    # A device that runs none of its PTX, and a file with SASS only: said, exit status 3.
+    older = run([a.fatbin_tool, "jit", exe, "--arch", "sm_75", "-o", out], check=False)
+    if older.returncode != 3 or "no PTX that sm_75 runs" not in older.stderr:
+        raise Failure(f"sm_75: expected exit 3 and 'no PTX that sm_75 runs': {older.returncode} {older.stderr}")
+    sass = os.path.join(w, "sass.exe")
+    run([a.nvcc, "-gencode", "arch=compute_90,code=sm_90", KERNEL, "-o", sass])
+    none = run([a.fatbin_tool, "jit", sass, "--arch", "sm_90", "-o", out], check=False)
+    if none.returncode != 3 or "SASS sm_90" not in none.stderr:
+        raise Failure(f"SASS only: expected exit 3 naming the SASS: {none.returncode} {none.stderr}")
+    print(first.stderr + again.stderr + older.stderr + none.stderr, end="")
+
+
 def case_compression(a, w):
     listing = same_as_cuobjdump(a, nvcc_fatbin(a, w, "all.fatbin", "-arch=sm_90", "-Xfatbin=-compress-all"), w, 1, 1)
     if listing.count("zstd") != 2:
@@ -173,7 +201,7 @@ def case_libraries(a, w):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
-    for opt in ("--fatbin-tool", "--cucatch-run", "--cucatch-nvcc", "--nvcc", "--cuobjdump", "--work"):
+    for opt in ("--fatbin-tool", "--cucatch-run", "--cucatch-nvcc", "--nvcc", "--ptxas", "--cuobjdump", "--work"):
         ap.add_argument(opt, required=True)
     a = ap.parse_args()
     if not os.path.exists(a.cuobjdump):

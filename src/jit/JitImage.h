@@ -1,0 +1,45 @@
+// JIT mode's transformation of one image a program hands the driver (issue 11): choose the PTX
+// the device runs from a fatbinary, instrument it exactly as cucatch-nvcc's rewriter does, and
+// give back the text the driver is to JIT-compile instead (its SASS for the same code dropped).
+// Everything here is host code with no CUDA: the runtime's load hooks and `cucatch-fatbin jit`
+// call it. Instrumented modules carry their site tables, so reports are as in compiled mode.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "jit/PtxCache.h"
+
+namespace cucatch::jit {
+
+// What the driver was given: a fatbinary (container magic first), the wrapper the CUDA runtime
+// registers (magic 0x466243b1, pointing at one), PTX text, an ELF cubin, or something else.
+enum class ImageKind { Fatbinary, FatbinaryWrapper, Ptx, Cubin, Unknown };
+ImageKind classifyImage(std::span<const uint8_t> leadingBytes);
+
+// The PTX of one fatbinary container that a device of `deviceArch` runs (fatbin::ptxForDevice),
+// decompressed; or none, with why ("no PTX: SASS for sm_80 only", "its PTX is compressed with
+// the older scheme", "its PTX is for sm_90a, which sm_80 does not run").
+struct ChosenPtx {
+  std::optional<std::string> text;
+  std::string description;  // "compute_90 PTX, ISA 9.0" where chosen; else why not
+};
+// `containerBytes` is one container (the driver is handed one at a time). Throws
+// fatbin::FormatError for bytes that are not one.
+ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch);
+
+struct InstrumentedPtx {
+  std::string text;
+  bool fromCache = false;
+};
+// Instruments `ptx` (its reports name it `moduleName`) with cucatch-ptx's defaults, without
+// register caps (the driver compiles it, not ptxas: a launch it refuses for resources is
+// explained by the runtime). With a cache, a module instrumented before is read back, keyed
+// by the PTX and `rewriterIdentity` (what makes this rewriter's output differ from another's).
+// Throws std::runtime_error with the parser's diagnostics, or the rewriter's refusal.
+InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
+                              const std::string& rewriterIdentity, const PtxCache* cache);
+
+}  // namespace cucatch::jit

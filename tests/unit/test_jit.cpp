@@ -1,0 +1,170 @@
+// JIT mode's pieces without CUDA (src/jit): the on-disk cache (hits and misses, damaged
+// entries, writers in several processes at once, the size bound) and telling what an image
+// handed to the driver is. (Choosing and instrumenting PTX from real files: tests/fatbin, jit.)
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "jit/JitImage.h"
+#include "jit/PtxCache.h"
+
+namespace fs = std::filesystem;
+using cucatch::jit::PtxCache;
+
+namespace {
+
+// A fresh directory under the system's temporary one, removed at the end of the test.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    std::string t = (fs::temp_directory_path() / "cucatch-cache-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()));
+    path = t;
+  }
+  ~ScratchDir() { fs::remove_all(path); }
+};
+
+size_t entriesIn(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".ptx";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("JIT cache: SHA-256 as the standard gives it", "[jit]") {
+  CHECK(cucatch::jit::sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(cucatch::jit::sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("JIT cache: a miss, then a hit with the content stored", "[jit]") {
+  ScratchDir dir;
+  PtxCache cache(dir.path + "/made/on/demand", 1 << 20);
+  std::string k = PtxCache::key(".version 9.0\n.target sm_90\n", "cucatch 5 --check");
+  CHECK(k.size() == 64);
+  CHECK_FALSE(cache.find(k));
+  CHECK(cache.store(k, "instrumented text\n").empty());
+  auto hit = cache.find(k);
+  REQUIRE(hit);
+  CHECK(*hit == "instrumented text\n");
+  // The key tells both the original and how it was instrumented apart.
+  CHECK(PtxCache::key("a", "b") != PtxCache::key("a", "c"));
+  CHECK(PtxCache::key("a", "bc") != PtxCache::key("ab", "c"));
+  CHECK(PtxCache::key("xa", "b") != PtxCache::key("a", "bx"));
+}
+
+TEST_CASE("JIT cache: a damaged entry is a miss, and is removed", "[jit]") {
+  ScratchDir dir;
+  PtxCache cache(dir.path, 1 << 20);
+  std::string k = PtxCache::key("original", "how");
+  REQUIRE(cache.store(k, std::string(1000, 'p')).empty());
+  std::string file = dir.path + "/" + k + ".ptx";
+  SECTION("truncated") { fs::resize_file(file, fs::file_size(file) - 10); }
+  SECTION("overwritten") {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-3, std::ios::end);
+    f << "xyz";
+  }
+  SECTION("not an entry at all") { std::ofstream(file) << "garbage"; }
+  CHECK_FALSE(cache.find(k));
+  CHECK_FALSE(fs::exists(file));
+  CHECK(cache.store(k, "again").empty());
+  CHECK(cache.find(k) == std::string("again"));
+}
+
+TEST_CASE("JIT cache: writers in several processes, readers never see part of an entry", "[jit]") {
+  ScratchDir dir;
+  PtxCache cache(dir.path, 64 << 20);
+  std::string k = PtxCache::key("shared module", "how");
+  std::string content(2 << 20, 'q');  // larger than one write, so that a torn entry could show
+  for (size_t i = 0; i < content.size(); i += 4096) content[i] = char('a' + i / 4096 % 26);
+  std::vector<pid_t> writers;
+  for (int w = 0; w < 4; ++w) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      PtxCache mine(dir.path, 64 << 20);
+      for (int i = 0; i < 10; ++i)
+        if (!mine.store(k, content).empty()) ::_exit(1);
+      ::_exit(0);
+    }
+    writers.push_back(pid);
+  }
+  size_t hits = 0, reads = 0;
+  for (bool done = false; !done;) {
+    done = true;
+    for (pid_t p : writers) done &= ::waitpid(p, nullptr, WNOHANG) == p || ::kill(p, 0) != 0;
+    auto got = cache.find(k);
+    ++reads;
+    if (got) {
+      ++hits;
+      REQUIRE(*got == content);
+    }
+  }
+  for (pid_t p : writers) {
+    int status = 0;
+    ::waitpid(p, &status, 0);
+  }
+  REQUIRE(cache.find(k) == content);
+  CHECK(entriesIn(dir.path) == 1);
+  // No temporary file is left behind.
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) files += e.is_regular_file();
+  CHECK(files == 1);
+  INFO(hits << " of " << reads << " reads hit while writing");
+}
+
+TEST_CASE("JIT cache: the size bound removes the least recently used entries", "[jit]") {
+  ScratchDir dir;
+  PtxCache cache(dir.path, 2500);
+  std::string a = PtxCache::key("a", ""), b = PtxCache::key("b", ""), c = PtxCache::key("c", "");
+  REQUIRE(cache.store(a, std::string(1000, 'a')).empty());
+  fs::last_write_time(dir.path + "/" + a + ".ptx", fs::file_time_type::clock::now() - std::chrono::hours(2));
+  REQUIRE(cache.store(b, std::string(1000, 'b')).empty());
+  fs::last_write_time(dir.path + "/" + b + ".ptx", fs::file_time_type::clock::now() - std::chrono::hours(3));
+  // Reading a makes it the more recently used of the two.
+  REQUIRE(cache.find(a));
+  REQUIRE(cache.store(c, std::string(1000, 'c')).empty());
+  CHECK(cache.find(a));
+  CHECK(cache.find(c));
+  CHECK_FALSE(cache.find(b));
+  // An entry larger than the bound is still kept (the one just stored never goes).
+  PtxCache tiny(dir.path, 10);
+  REQUIRE(tiny.store(b, std::string(100, 'b')).empty());
+  CHECK(tiny.find(b));
+  CHECK(entriesIn(dir.path) == 1);
+}
+
+TEST_CASE("JIT cache: the default directory", "[jit]") {
+  const char* saved = std::getenv("CUCATCH_CACHE_DIR");
+  ::setenv("CUCATCH_CACHE_DIR", "/somewhere/cache", 1);
+  CHECK(PtxCache::defaultDirectory() == "/somewhere/cache");
+  ::unsetenv("CUCATCH_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+  CHECK(PtxCache::defaultDirectory() == "/xdg/cucatch");
+  if (xdg) ::setenv("XDG_CACHE_HOME", xdg, 1);
+  else ::unsetenv("XDG_CACHE_HOME");
+  if (saved) ::setenv("CUCATCH_CACHE_DIR", saved, 1);
+}
+
+TEST_CASE("JIT: what an image handed to the driver is", "[jit]") {
+  using cucatch::jit::classifyImage;
+  using cucatch::jit::ImageKind;
+  auto bytes = [](std::string_view s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  std::vector<uint8_t> container{0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0};
+  CHECK(classifyImage(container) == ImageKind::Fatbinary);
+  std::vector<uint8_t> wrapper{0xb1, 0x43, 0x62, 0x46, 1, 0, 0, 0};
+  CHECK(classifyImage(wrapper) == ImageKind::FatbinaryWrapper);
+  CHECK(classifyImage(bytes("\x7f" "ELF\x02\x01")) == ImageKind::Cubin);
+  CHECK(classifyImage(bytes("//\n// Generated by NVIDIA NVVM Compiler\n\n.version 9.0\n.target sm_90\n")) == ImageKind::Ptx);
+  CHECK(classifyImage(bytes("  \t.target sm_80\n")) == ImageKind::Ptx);
+  CHECK(classifyImage(bytes("// only a comment")) == ImageKind::Unknown);
+  CHECK(classifyImage(bytes("int main() {}")) == ImageKind::Unknown);
+  CHECK(classifyImage({}) == ImageKind::Unknown);
+}
