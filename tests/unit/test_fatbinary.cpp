@@ -4,6 +4,7 @@
 // tests/fatbin.)
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <zstd.h>
 
@@ -22,11 +23,12 @@ void put(std::vector<uint8_t>& b, size_t at, T v) {
 // An entry: header (64 bytes) then the payload padded to 8.
 std::vector<uint8_t> entry(uint16_t kind, unsigned arch, uint16_t major, uint16_t minor, uint64_t flags,
                            const std::vector<uint8_t>& stored, uint64_t uncompressed = 0) {
-  std::vector<uint8_t> e(64, 0);
+  // Sized once, the payload copied into place (GCC 12 warns wrongly about growing it).
+  uint64_t padded = (stored.size() + 7) / 8 * 8;
+  std::vector<uint8_t> e(64 + padded, 0);
   put<uint16_t>(e, 0, kind);
   put<uint16_t>(e, 2, 0x0101);
   put<uint32_t>(e, 4, 64);
-  uint64_t padded = (stored.size() + 7) / 8 * 8;
   put<uint64_t>(e, 8, padded);
   if (uncompressed) put<uint32_t>(e, 16, static_cast<uint32_t>(stored.size()));
   put<uint16_t>(e, 24, minor);
@@ -34,8 +36,7 @@ std::vector<uint8_t> entry(uint16_t kind, unsigned arch, uint16_t major, uint16_
   put<uint32_t>(e, 28, arch);
   put<uint64_t>(e, 40, flags);
   put<uint64_t>(e, 56, uncompressed);
-  e.insert(e.end(), stored.begin(), stored.end());
-  e.resize(64 + padded, 0);
+  std::copy(stored.begin(), stored.end(), e.begin() + 64);
   return e;
 }
 

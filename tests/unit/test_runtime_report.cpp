@@ -57,6 +57,24 @@ bool everyLineIsCucatch(const std::string& text) {
 
 }  // namespace
 
+// A site as the site table gives it (the fields a report prints; the object ones stay empty).
+Site siteAt(std::string function, std::string file, uint32_t line, uint32_t column, uint32_t ptxLine,
+            std::string instruction, bool entry, std::string inlinedFile = "", uint32_t inlinedLine = 0,
+            uint32_t inlinedColumn = 0) {
+  Site s;
+  s.function = std::move(function);
+  s.file = std::move(file);
+  s.line = line;
+  s.column = column;
+  s.ptxLine = ptxLine;
+  s.instruction = std::move(instruction);
+  s.inlinedFile = std::move(inlinedFile);
+  s.inlinedLine = inlinedLine;
+  s.inlinedColumn = inlinedColumn;
+  s.entry = entry;
+  return s;
+}
+
 TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[runtime]") {
   auto parsed = cucatch::ptx::parseModule(kModule, "k.ptx");
   REQUIRE(parsed.ok());
@@ -282,7 +300,7 @@ TEST_CASE("an out-of-bounds record reads as the report a user expects", "[runtim
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
   uint64_t p = m.onAllocate(base, 1000, MemoryKind::Device, {0x1234});
-  Site site{"_Z10write_pastPfi", "/src/oob.cu", 4, 3, 43, "st.global.u32 [%rd4], %r6;", "", 0, 0, true};
+  Site site = siteAt("_Z10write_pastPfi", "/src/oob.cu", 4, 3, 43, "st.global.u32 [%rd4], %r6;", true);
   uint32_t meta = uint32_t(tagOf(p)) << abi::kMetaTagShift | abi::kBstLive << abi::kMetaStateShift |
                   uint32_t(tagOf(p)) << abi::kMetaPointerTagShift;
   auto r = record(0, 4, abi::kAccessWrite, base + 1000, base, 1000, meta);
@@ -311,7 +329,7 @@ TEST_CASE("an access in the null page, checked against entry 0, is a null-pointe
   // unknown-memory entry (whose bounds are those of the BST's entry 0).
   const abi::BstEntry& unknown = m.bst()[0];
   uint32_t meta = abi::kBstLive << abi::kMetaStateShift;
-  Site site{"_Z4walkP4Node", "/src/list.cu", 9, 5, 30, "ld.global.u32 %r2, [%rd3+12];", "", 0, 0, true};
+  Site site = siteAt("_Z4walkP4Node", "/src/list.cu", 9, 5, 30, "ld.global.u32 %r2, [%rd3+12];", true);
   auto r = record(0, 4, abi::kAccessRead, 12, unknown.base, unknown.size, meta);
   Violation v = fromRecord(r, &site, "list.cu (compute_90)", m.findChecked(r.base, r.size, 0));
   CHECK(v.kind == ViolationKind::NullPointer);
@@ -335,8 +353,8 @@ TEST_CASE("a violation in a device function names the function, where it was inl
   Metadata m;
   uint64_t base = 0x7f5b67e00000ull;
   m.onAllocate(base, 64, MemoryKind::Device);
-  Site site{"_Z5storePdid", "/usr/include/atomic.hpp", 112, 10, 50, "atom.global.add.u32 %r1, [%rd1], 1;",
-            "/src/k.cu", 9, 5, false};
+  Site site = siteAt("_Z5storePdid", "/usr/include/atomic.hpp", 112, 10, 50, "atom.global.add.u32 %r1, [%rd1], 1;",
+                     false, "/src/k.cu", 9, 5);
   auto r = record(0, 4, abi::kAccessAtomic, base + 64, base, 64, abi::kBstLive << abi::kMetaStateShift);
   Violation v = fromRecord(r, &site, "k.cu", m.findChecked(base, 64, 0));
   v.kernels = {"_Z6callerPdi"};
@@ -378,7 +396,7 @@ TEST_CASE("a stale pointer into memory reallocated at the same address names the
 }
 
 TEST_CASE("identical violations of one site fold into one report", "[runtime]") {
-  Site s{"k", "", 0, 0, 9, "st.global.u32 [%rd1], %r1;", "", 0, 0, true};
+  Site s = siteAt("k", "", 0, 0, 9, "st.global.u32 [%rd1], %r1;", true);
   std::vector<Violation> vs(5);
   for (auto& v : vs) v.site = &s;
   vs[4].kind = ViolationKind::UseAfterFree;
