@@ -65,12 +65,13 @@ std::vector<std::string> jitChoices(const std::vector<Entry>& entries) {
 std::vector<ListedEntry> listFile(const std::string& path) {
   std::vector<ListedEntry> out;
   FatbinFile file(path);
+  size_t unit = 0;  // containers are counted over the file's sections, as cucatch-fatbin jit counts them
   for (const auto& region : file.regions()) {
     auto containers = file.containers(region);
-    for (size_t c = 0; c < containers.size(); ++c) {
+    for (size_t c = 0; c < containers.size(); ++c, ++unit) {
       std::vector<std::string> jit = jitChoices(containers[c].entries);
       for (size_t i = 0; i < containers[c].entries.size(); ++i) {
-        ListedEntry l{path, region.section, c, i, containers[c].entries[i], "", jit[i]};
+        ListedEntry l{path, region.section, unit, i, containers[c].entries[i], "", jit[i]};
         l.status = statusOf(l.entry);
         l.entry.payload = {};  // it points into `file`: the listing keeps only what it prints
         out.push_back(std::move(l));
@@ -85,13 +86,15 @@ std::string formatListing(const std::vector<ListedEntry>& entries) {
   for (const auto& l : entries) fileWidth = std::max(fileWidth, l.file.size());
   size_t statusWidth = 7;
   for (const auto& l : entries) statusWidth = std::max(statusWidth, l.status.size());
-  std::string out = fmt::format("{:<{}}  {:<14}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", "file", fileWidth,
-                                "section", "arch", "kind", "version", "compressed", "bytes", "cucatch", statusWidth,
-                                "under JIT mode (planned)");
+  // "unit": the container's number in the file (one per compilation unit; cucatch-fatbin jit
+  // --container takes it), counted over the file's sections in order.
+  std::string out = fmt::format("{:<{}}  {:<14}  {:>4}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", "file",
+                                fileWidth, "section", "unit", "arch", "kind", "version", "compressed", "bytes", "cucatch",
+                                statusWidth, "under JIT mode (planned)");
   for (const auto& l : entries) {
     const Entry& e = l.entry;
-    out += fmt::format("{:<{}}  {:<14}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", l.file, fileWidth,
-                       l.section.empty() ? "-" : l.section, e.archName(), e.kindName(),
+    out += fmt::format("{:<{}}  {:<14}  {:>4}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", l.file, fileWidth,
+                       l.section.empty() ? "-" : l.section, l.container, e.archName(), e.kindName(),
                        fmt::format("{}.{}", e.major, e.minor), e.compressionName(), e.uncompressedSize, l.status,
                        statusWidth, l.jit);
   }

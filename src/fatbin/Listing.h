@@ -12,7 +12,8 @@ namespace cucatch::fatbin {
 
 struct ListedEntry {
   std::string file, section;  // section "" for a .fatbin file
-  size_t container = 0, index = 0;  // 0-based
+  // 0-based: the container's number in the file (over its sections in order), the entry's in it.
+  size_t container = 0, index = 0;
   Entry entry;
   // "instrumented" (cucatch's state symbol is in it), "not instrumented", or why it could not
   // be told ("compressed with the older scheme").
@@ -33,8 +34,8 @@ std::vector<std::string> jitChoices(const std::vector<Entry>& entries);
 // std::runtime_error (FormatError) naming the file for what it cannot read.
 std::vector<ListedEntry> listFile(const std::string& path);
 
-// One line per entry, columns aligned: file, section, arch, kind, version, compression, size,
-// status, JIT mode.
+// One line per entry, columns aligned: file, section, container ("unit"), arch, kind, version,
+// compression, size, status, JIT mode.
 std::string formatListing(const std::vector<ListedEntry>& entries);
 
 }  // namespace cucatch::fatbin

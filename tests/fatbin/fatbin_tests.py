@@ -119,6 +119,11 @@ def case_jit(a, w):
     if "compute_80 PTX" not in first.stderr or "from the cache" in first.stderr:
         raise Failure(f"expected the compute_80 PTX, instrumented now: {first.stderr}")
     run([a.ptxas, "-arch=sm_90", out, "-o", os.path.join(w, "jit.cubin")])
+    # The listing numbers the container as --container counts it.
+    unit = re.search(r"container (\d+)", first.stderr).group(1)
+    listed = [l for l in run([a.fatbin_tool, "list", exe]).stdout.splitlines() if re.search(r"sm_80\s+ptx", l)]
+    if len(listed) != 1 or listed[0].split()[2] != unit:
+        raise Failure(f"the listing does not number the PTX's container {unit}: {listed}")
     again = run([a.fatbin_tool, "jit", exe, "--arch", "sm_90", "-o", out + ".2", "--cache", cache])
     if "from the cache" not in again.stderr or open(out + ".2").read() != text:
         raise Failure(f"the second run did not read the same PTX back from the cache: {again.stderr}")
@@ -190,7 +195,7 @@ def case_libraries(a, w):
             print(f"{name}: not in this toolkit, skipped")
             continue
         listing = run([a.fatbin_tool, "list", path]).stdout.splitlines()[1:]
-        ours = collections.Counter(l.split()[3] for l in listing)
+        ours = collections.Counter(l.split()[4] for l in listing)
         elf = run([a.cuobjdump, "-lelf", path], check=False).stdout.count("ELF file")
         ptx = run([a.cuobjdump, "-lptx", path], check=False).stdout.count("PTX file")
         if (ours["sass"], ours["ptx"]) != (elf, ptx):
