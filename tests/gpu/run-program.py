@@ -20,7 +20,9 @@
   Also: "// cucatch-flags: FLAGS" builds both with these nvcc flags too (tests/CMakeLists.txt);
   "// cucatch-env: VAR=VALUE" runs the cucatch build with that variable set
   ("// cucatch-build-env: VAR=VALUE" is for building it, in tests/CMakeLists.txt);
-  "// cucatch-expect-note: TEXT" wants a "cucatch: note:" line containing TEXT from a clean
+  "// cucatch-expect-checked: KERNEL" wants the runtime's log (CUCATCH_DEBUG=1) to show that
+  kernel's launches as launches of an instrumented kernel (a clean run of an unchecked kernel
+  proves nothing); "// cucatch-expect-note: TEXT" wants a "cucatch: note:" line containing TEXT from a clean
   program's cucatch build (and allows it); "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
@@ -135,6 +137,14 @@ def main():
             fail(f"the cucatch build did not run with tagged pointers:\n{c.stderr[-3000:]}")
         if "// cucatch-expect-raw" in text and "pointers: raw" not in c.stderr.splitlines():
             fail(f"the cucatch build did not run with raw pointers:\n{c.stderr[-3000:]}")
+        # A clean run proves nothing where the kernel ran unchecked (every -rdc program did, once):
+        # the runtime's log must say the launch was of an instrumented kernel.
+        for kernel in [l[len("// cucatch-expect-checked: "):] for l in text if l.startswith("// cucatch-expect-checked: ")]:
+            d = run(checked_cmd, env=dict(env, CUCATCH_DEBUG="1"))
+            launches = [l for l in d.stderr.splitlines() if l.startswith("cucatch: debug: cuLaunch") and kernel in l]
+            if not launches or not all(" in an instrumented module" in l and "not instrumented)" not in l
+                                       for l in launches):
+                fail(f"kernel {kernel} did not run as an instrumented kernel: {launches[:3] or 'no launch logged'}")
         if "// cucatch-also: with tags on, fails with the CUCATCH_TAGS=0 hint" in text:
             t = run(checked_cmd, env=dict(env, CUCATCH_TAGS="1"))
             hint = [l for l in t.stderr.splitlines() if l.startswith("cucatch: warning:") and "CUCATCH_TAGS=0" in l]

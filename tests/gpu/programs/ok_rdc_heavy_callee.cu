@@ -1,4 +1,5 @@
 // cucatch-expect: clean
+// cucatch-expect-checked: each_row
 // cucatch-link: -rdc=true
 // cucatch-sources: lib/heavy_callee.cu
 // Launch validity across compilation units (-rdc): the kernel here calls a device function of

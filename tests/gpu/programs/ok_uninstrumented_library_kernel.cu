@@ -1,4 +1,5 @@
 // cucatch-expect: clean
+// cucatch-expect-checked: add_through_library
 // cucatch-plain-library: lib/scale_library.cu
 // cucatch-expect-tagged
 // cucatch-expect-note: kernel library_scale(float*, int, float) is linked with instrumented code
