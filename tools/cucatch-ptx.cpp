@@ -243,9 +243,7 @@ int main(int argc, char** argv) {
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);
-      std::vector<cucatch::instrument::FunctionLimit> capped = r.kernels;
-      capped.insert(capped.end(), r.deviceFunctions.begin(), r.deviceFunctions.end());
-      moduleCap = cucatch::instrument::moduleRegisterCap(capped);
+      moduleCap = cucatch::instrument::moduleRegisterCap(r.kernels, r.deviceFunctions);
     } catch (const std::exception& e) {  // refusals, ptxas failures, a malformed -maxrregcount
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;

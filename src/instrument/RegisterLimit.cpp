@@ -112,10 +112,12 @@ std::string separatelyCompiledCallee(const Function& f, const Module& module) {
 
 }  // namespace
 
-std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& functions) {
+std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& kernels,
+                                          const std::vector<FunctionLimit>& deviceFunctions) {
   std::optional<unsigned> cap;
-  for (const auto& k : functions)
-    if (!k.moduleCapBecause.empty() && k.registerLimit) cap = std::min(cap.value_or(*k.registerLimit), *k.registerLimit);
+  for (const auto* functions : {&kernels, &deviceFunctions})
+    for (const auto& f : *functions)
+      if (!f.moduleCapBecause.empty() && f.registerLimit) cap = std::min(cap.value_or(*f.registerLimit), *f.registerLimit);
   return cap;
 }
 

@@ -60,9 +60,11 @@ struct FunctionLimit {
   std::string moduleCapBecause;
 };
 
-// The -maxrregcount the module must be compiled with for the functions whose cap is the
-// module's (the smallest of their caps); none when no function needs it.
-std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& functions);
+// The -maxrregcount the module must be compiled with for the kernels and device functions
+// (limitKernelRegisters, limitDeviceFunctionRegisters) whose cap is the module's: the smallest
+// of their caps; none when no function needs it.
+std::optional<unsigned> moduleRegisterCap(const std::vector<FunctionLimit>& kernels,
+                                          const std::vector<FunctionLimit>& deviceFunctions);
 
 struct RegisterLimitOptions {
   RegisterFileLimits limits;

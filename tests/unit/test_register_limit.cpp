@@ -189,7 +189,7 @@ ret;
   // bounds helper and deeper too.
   CHECK(kernels[0].registerLimit == 64u);
   CHECK(kernels[0].moduleCapBecause.find("device function helper") != std::string::npos);
-  CHECK(moduleRegisterCap(kernels) == 64u);
+  CHECK(moduleRegisterCap(kernels, {}) == 64u);
   auto fs = m.functions();
   CHECK(fs[2]->name == "a");
   CHECK(fs[2]->attributes.empty());
@@ -200,7 +200,7 @@ ret;
   auto m2 = parse(text);
   auto whole = limitKernelRegisters(m2, o);
   CHECK(whole[0].registerLimit == 64u);
-  CHECK_FALSE(moduleRegisterCap(whole));
+  CHECK_FALSE(moduleRegisterCap(whole, {}));
   // An indirect call (virtual functions) counts too, also where the kernel's own count fits.
   const char* indirect = R"(.version 8.0
 .target sm_90
@@ -221,7 +221,7 @@ ret;
   fits.relocatable = true;
   auto v = limitKernelRegisters(m3, fits);
   CHECK(v[0].moduleCapBecause.find("indirect call") != std::string::npos);
-  CHECK(moduleRegisterCap(v) == 64u);
+  CHECK(moduleRegisterCap(v, {}) == 64u);
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 --compile-only")));
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-c")));
   CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
@@ -265,7 +265,7 @@ ret;
   CHECK_FALSE(functions[0].moduleCapBecause.empty());
   CHECK(functions[1].name == "wide");
   CHECK(functions[1].registerLimit == 80u);
-  CHECK(moduleRegisterCap(functions) == 64u);
+  CHECK(moduleRegisterCap({}, functions) == 64u);
   // Whole-program code measures no device function: they are part of their kernels' counts.
   o.relocatable = false;
   CHECK(limitDeviceFunctionRegisters(m, o).empty());
