@@ -111,13 +111,12 @@ const std::unordered_map<std::string, void*>& libraryDefinitions() {
   return table;
 }
 
-std::string staticallyLinkedLibrary(const std::string& program) {
-  ElfSymbols symbols = ElfSymbols::load(program);
+std::string staticallyLinkedLibrary(const ElfSymbols& program) {
   std::vector<std::string> names;
   for (const auto& [name, ours] : libraryDefinitions()) names.push_back(name);
   std::sort(names.begin(), names.end());  // (the message names the same one every time)
   for (const auto& name : names)
-    if (symbols.defines(name)) return name;
+    if (program.defines(name)) return name;
   return {};
 }
 

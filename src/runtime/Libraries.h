@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "runtime/ElfSymbols.h"
+
 namespace cucatch::runtime {
 
 // Symbol name -> libcucatch's definition, for every library entry point exported here.
@@ -21,11 +23,11 @@ void* libraryDefinition(const char* symbol);
 
 // Where a library whose API is wrapped here is linked statically into the program, so that its
 // calls cannot be intercepted (a cuFFT linked with -lcufft_static, which the cuda-samples
-// callback programs need): the name of the entry point the program's full symbol table defines
-// (`program`: normally /proc/self/exe), or empty. Only the executable is read: a definition a
-// shared object exports is interposed as the library's own is, and the library's own shared
-// object may have any name (a renamed copy in a Python wheel). A stripped program, or a static
-// copy hidden inside a shared object, is not seen. Reads the file only (no loader calls).
-std::string staticallyLinkedLibrary(const std::string& program);
+// callback programs need): the name of the entry point the program's full symbol table
+// defines, or empty. Only the executable counts: a definition a shared object exports is
+// interposed as the library's own is, and the library's own shared object may have any name (a
+// renamed copy in a Python wheel). A stripped program, or a static copy hidden inside a shared
+// object, is not seen.
+std::string staticallyLinkedLibrary(const ElfSymbols& program);
 
 }  // namespace cucatch::runtime

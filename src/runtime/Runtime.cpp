@@ -92,7 +92,10 @@ void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStr
 // ------------------------------------------------------------------------------ device tables
 
 void Runtime::keepTagsOffStaticLibraries() {
-  std::string entryPoint = staticallyLinkedLibrary("/proc/self/exe");
+  // The program's table, kept for the reports' backtraces (symbolize), which look it up by the
+  // same name.
+  const ElfSymbols& program = elfSymbols_.emplace("/proc/self/exe", ElfSymbols::load("/proc/self/exe")).first->second;
+  std::string entryPoint = staticallyLinkedLibrary(program);
   if (entryPoint.empty()) return;
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -201,7 +201,9 @@ class Runtime {
     }
   };
   std::unordered_map<std::pair<uintptr_t, const void*>, ObjectOrigin, PairHash> objectOrigin_;
-  std::unordered_map<std::string, ElfSymbols> elfSymbols_;  // by file, read at the first report that needs it
+  // By file, read at the first report that needs it (the program's when the runtime loads, where
+  // tags are on: keepTagsOffStaticLibraries reads it).
+  std::unordered_map<std::string, ElfSymbols> elfSymbols_;
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;
   bool hintedAtTags_ = false;  // the CUCATCH_TAGS=0 hint after an unexplained launch failure
