@@ -64,15 +64,20 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     fmt::print(stderr, "cucatch-fatbin: error: {}: no fatbinary\n", path);
     return 2;
   }
+  std::optional<cucatch::jit::ChosenPtx> chosen;
   if (!index && containers.size() > 1) {
     // The one container with PTX this device runs (a program also holds the CUDA runtime's own
     // SASS-only container).
     std::vector<size_t> withPtx;
     std::string why;
     for (size_t c = 0; c < containers.size(); ++c) {
-      auto chosen = cucatch::jit::choosePtx(containers[c], arch);
-      if (chosen.text) withPtx.push_back(c);
-      else why += fmt::format("\n  container {}: {}", c, chosen.description);
+      auto candidate = cucatch::jit::choosePtx(containers[c], arch);
+      if (!candidate.text) {
+        why += fmt::format("\n  container {}: {}", c, candidate.description);
+        continue;
+      }
+      withPtx.push_back(c);
+      chosen = std::move(candidate);
     }
     if (withPtx.empty()) {
       fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", path, arch, why);
@@ -92,15 +97,15 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
                containers.size(), n);
     return 2;
   }
-  cucatch::jit::ChosenPtx chosen = cucatch::jit::choosePtx(containers[n], arch);
-  if (!chosen.text) {
+  if (!chosen) chosen = cucatch::jit::choosePtx(containers[n], arch);
+  if (!chosen->text) {
     fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
-               chosen.description);
+               chosen->description);
     return 3;
   }
   std::optional<cucatch::jit::PtxCache> cache;
   if (!cacheDir.empty()) cache.emplace(cacheDir, uint64_t(1) << 30);
-  auto result = cucatch::jit::instrumentPtx(*chosen.text, fmt::format("{} (container {})", path, n),
+  auto result = cucatch::jit::instrumentPtx(*chosen->text, fmt::format("{} (container {})", path, n),
                                             cucatch::jit::PtxCache::buildIdentity("/proc/self/exe"),
                                             cache ? &*cache : nullptr);
   std::ofstream out(output, std::ios::binary);
@@ -109,7 +114,7 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     fmt::print(stderr, "cucatch-fatbin: error: cannot write {}\n", output);
     return 2;
   }
-  fmt::print(stderr, "cucatch-fatbin: {} container {}: its {}, instrumented{}\n", path, n, chosen.description,
+  fmt::print(stderr, "cucatch-fatbin: {} container {}: its {}, instrumented{}\n", path, n, chosen->description,
              result.fromCache ? " (from the cache)" : "");
   return 0;
 }

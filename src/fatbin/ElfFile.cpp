@@ -49,6 +49,7 @@ ElfFile::ElfFile(const std::string& path) : path_(path) {
   for (const auto& h : headers) {
     Section s;
     s.type = h.sh_type;
+    s.link = h.sh_link;
     if (h.sh_name < names.sh_size)
       s.name = std::string(reinterpret_cast<const char*>(data_ + names.sh_offset + h.sh_name),
                            strnlen(reinterpret_cast<const char*>(data_ + names.sh_offset + h.sh_name),
@@ -61,16 +62,15 @@ ElfFile::ElfFile(const std::string& path) : path_(path) {
       s.bytes = std::span<const uint8_t>(data_ + h.sh_offset, h.sh_size);
     }
     sections_.push_back(std::move(s));
-    links_.push_back(h.sh_link);
   }
 }
 
 std::vector<std::string> ElfFile::symbolNames() const {
-  for (size_t i = 0; i < sections_.size(); ++i) {
-    if (sections_[i].type != SHT_SYMTAB) continue;
-    if (links_[i] >= sections_.size())
+  for (const Section& symtab : sections_) {
+    if (symtab.type != SHT_SYMTAB) continue;
+    if (symtab.link >= sections_.size())
       throw std::runtime_error(fmt::format("{}: the symbol table's names are in no section", path_));
-    std::span<const uint8_t> table = sections_[i].bytes, names = sections_[links_[i]].bytes;
+    std::span<const uint8_t> table = symtab.bytes, names = sections_[symtab.link].bytes;
     std::vector<std::string> out;
     for (size_t at = 0; at + sizeof(Elf64_Sym) <= table.size(); at += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;

@@ -23,6 +23,7 @@ class ElfFile {
   struct Section {
     std::string name;
     uint32_t type = 0;               // SHT_*
+    uint32_t link = 0;               // sh_link (a symbol table's: its string table)
     std::span<const uint8_t> bytes;  // empty for SHT_NOBITS and CUDA's shared-memory sections
   };
   const std::vector<Section>& sections() const { return sections_; }
@@ -39,7 +40,6 @@ class ElfFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::vector<Section> sections_;
-  std::vector<uint32_t> links_;  // each section's sh_link
 };
 
 }  // namespace cucatch::fatbin

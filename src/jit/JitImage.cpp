@@ -54,7 +54,7 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
   if (!chosen) {
     std::string have;
     for (const auto& e : entries)
-      have += fmt::format("{}{} {}", have.empty() ? "" : ", ", e.kindName() == "ptx" ? "PTX" : "SASS", e.archName());
+      have += fmt::format("{}{} {}", have.empty() ? "" : ", ", e.isPtx() ? "PTX" : "SASS", e.archName());
     return {std::nullopt, fmt::format("no PTX that sm_{} runs (the image has {})", deviceArch,
                                       have.empty() ? "no entries" : have)};
   }

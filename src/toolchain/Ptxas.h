@@ -29,8 +29,9 @@ struct RegisterCounts {
 
 // Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` and reads each kernel's register count from
 // what ptxas prints; under --compile-only also each device function's, from the object ptxas
-// wrote (ptxas -v prints none for them there; the object is deleted after). Throws std::runtime_error with ptxas's diagnostics when
-// it cannot be run or rejects the module (`what` names the module in the message).
+// wrote (ptxas -v prints none for them there; the object is deleted after). Throws
+// std::runtime_error with ptxas's diagnostics when it cannot be run or rejects the module
+// (`what` names the module in the message).
 RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
                                 const std::vector<std::string>& options, const std::string& ptx,
                                 const std::string& what);
