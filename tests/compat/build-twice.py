@@ -19,6 +19,13 @@ What runs:
       cuda-samples' test_args.json: program name -> {"args": [...]}, {"runs": [{"args": [...]},
       ...]} or {"skip": true}); a program passes when it exits 0 within --timeout.
 
+A program of the cucatch build that does not load the cucatch runtime (one linked by g++ or ld
+rather than nvcc: a host-only program, a driver-API program that loads a fatbinary file, a
+program whose only device code is in precompiled libraries) runs unchecked: its kernels'
+checks have no tables, and its allocations are not tracked. The report names these programs.
+--cucatch-run PATH runs every program of the cucatch build under cucatch-run, which preloads
+the runtime, so that they are checked too (as a user would run such a program).
+
 The report lists, per program: both outcomes, and for the cucatch build its "cucatch:" lines.
 Exit status 1 when some program passes with nvcc and fails with cucatch-nvcc.
 """
@@ -78,10 +85,21 @@ def executables(build):
     return found
 
 
-def run_program(path, args, timeout, env):
+def loads_runtime(path):
+    """Whether the program loads libcucatch (itself or through a shared library it links), as
+    the dynamic loader resolves it; None where ldd cannot tell."""
+    if not shutil.which("ldd"):
+        return None
+    p = run(["ldd", path])
+    if p.returncode != 0:
+        return None
+    return "libcucatch" in p.stdout
+
+
+def run_program(path, args, timeout, env, prefix=()):
     start = time.time()
     try:
-        p = run([path] + args, cwd=os.path.dirname(path), env=env, timeout=timeout)
+        p = run(list(prefix) + [path] + args, cwd=os.path.dirname(path), env=env, timeout=timeout)
         code, out = p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
         code, out = "timeout", (e.stdout or "") if isinstance(e.stdout, str) else ""
@@ -101,9 +119,10 @@ def run_executables(a, builds, names):
             label = name if len(arg_lists) == 1 else f"{name}#{i}"
             for which, build in builds.items():
                 jobs.append((label, which, build[name], args))
+    prefixes = {"nvcc": (), "cucatch": (os.path.abspath(a.cucatch_run), "--") if a.cucatch_run else ()}
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.parallel) as pool:
-        futures = {pool.submit(run_program, path, args, a.timeout, env): (label, which)
+        futures = {pool.submit(run_program, path, args, a.timeout, env, prefixes[which]): (label, which)
                    for label, which, path, args in jobs}
         for f in concurrent.futures.as_completed(futures):
             label, which = futures[f]
@@ -146,6 +165,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--parallel", type=int, default=4, help="programs run at a time")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--cucatch-run", help="run the cucatch build's programs under this cucatch-run")
     ap.add_argument("--target", action="append", default=[], help="build only these CMake targets (repeatable)")
     ap.add_argument("--build-only", action="store_true", help="build both and list the programs, run nothing")
     ap.add_argument("--skip-build", action="store_true", help="use the builds already in --work")
@@ -169,15 +189,21 @@ def main():
     if a.tests == "executables":
         found = {w: executables(b) for w, b in builds.items()}
         only_plain = sorted(set(found["nvcc"]) - set(found["cucatch"]))
+        without = []
         for name in only_plain:
             log(f"BUILD DIFFERS: {name} built with nvcc but not with cucatch-nvcc (see {builds['cucatch']}/cucatch-build.log)")
         names = set(found["nvcc"]) & set(found["cucatch"])
         log(f"{len(names)} programs in both builds")
+        without = sorted(n for n in names if loads_runtime(found["cucatch"][n]) is False)
+        if without:
+            log(f"{len(without)} programs of the cucatch build do not load the cucatch runtime "
+                f"(linked without nvcc){', and run under cucatch-run' if a.cucatch_run else ': they run unchecked (use --cucatch-run)'}: "
+                + " ".join(without))
         if a.build_only:
             return 1 if only_plain else 0
         results = run_executables(a, found, names)
     else:
-        only_plain = []
+        only_plain, without = [], []
         if a.build_only:
             return 0
         results = run_ctest(a, builds)
@@ -206,7 +232,7 @@ def main():
     if both_fail:
         log("fail in both builds: " + " ".join(both_fail))
     if a.json:
-        json.dump({"results": results, "only_built_with_nvcc": only_plain}, open(a.json, "w"), indent=1)
+        json.dump({"results": results, "only_built_with_nvcc": only_plain, "without_runtime": without}, open(a.json, "w"), indent=1)
     return 1 if broken or only_plain else 0
 
 
