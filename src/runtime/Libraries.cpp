@@ -1,7 +1,9 @@
 #include "runtime/Libraries.h"
 
+#include <cublas_api.h>
 #include <cufft.h>
 #include <cufftXt.h>
+#include <cusolverDn.h>
 #include <dlfcn.h>
 #include <link.h>
 
@@ -58,6 +60,8 @@ T* strip(T* p) {
 }
 
 // The libraries' names, for looking up their definitions.
+constexpr char k_cublasGetStream_v2[] = "cublasGetStream_v2";
+constexpr char k_cusolverDnGetStream[] = "cusolverDnGetStream";
 constexpr char k_cufftExecC2C[] = "cufftExecC2C";
 constexpr char k_cufftExecZ2Z[] = "cufftExecZ2Z";
 constexpr char k_cufftExecR2C[] = "cufftExecR2C";
@@ -67,11 +71,74 @@ constexpr char k_cufftExecZ2D[] = "cufftExecZ2D";
 constexpr char k_cufftXtExec[] = "cufftXtExec";
 constexpr char k_cufftSetWorkArea[] = "cufftSetWorkArea";
 
+#define CUCATCH_POINTER_ARRAY_API(library, name, parameters, arguments, count) constexpr char k_##name[] = #name;
+#include "runtime/pointer_arrays.inc"
+#undef CUCATCH_POINTER_ARRAY_API
+
+// The stream a handle's work goes to, asked of the library.
+CUstream streamOf(cublasHandle_t handle) {
+  cudaStream_t s = nullptr;
+  callLibrary<k_cublasGetStream_v2>(CUBLAS_STATUS_NOT_INITIALIZED, handle, &s);
+  return reinterpret_cast<CUstream>(s);
+}
+CUstream streamOf(cusolverDnHandle_t handle) {
+  cudaStream_t s = nullptr;
+  callLibrary<k_cusolverDnGetStream>(CUSOLVER_STATUS_NOT_INITIALIZED, handle, &s);
+  return reinterpret_cast<CUstream>(s);
+}
+
+// How many pointers each array of a grouped batched call holds: the sum of the group sizes.
+template <class Int>
+int64_t groupedCount(Int groups, const Int* sizes) {
+  int64_t n = 0;
+  for (Int g = 0; sizes && g < groups; ++g) n += sizes[g];
+  return n;
+}
+
+// The untagged copies of one call's pointer arrays, freed in the call's stream when it returns
+// (after the library has enqueued the work that reads them).
+class PointerArrays {
+ public:
+  explicit PointerArrays(CUstream stream) : stream_(stream) {}
+  ~PointerArrays() {
+    for (CUdeviceptr copy : copies_) Runtime::get().releasePointerArray(copy, stream_);
+  }
+  PointerArrays(const PointerArrays&) = delete;
+  PointerArrays& operator=(const PointerArrays&) = delete;
+
+  template <class T>
+  T* operator()(T* array, int64_t count) {
+    CUdeviceptr copy = Runtime::get().untaggedPointerArray(array, count, stream_);
+    if (!copy) return array;
+    copies_.push_back(copy);
+    return reinterpret_cast<T*>(copy);
+  }
+
+ private:
+  CUstream stream_;
+  std::vector<CUdeviceptr> copies_;
+};
+
+constexpr cublasStatus_t cublasFailure = CUBLAS_STATUS_NOT_INITIALIZED;
+constexpr cusolverStatus_t cusolverFailure = CUSOLVER_STATUS_NOT_INITIALIZED;
+
 }  // namespace
 
 extern "C" {
 
 #define CUCATCH_LIBRARY_API __attribute__((visibility("default")))
+
+// Batched cuBLAS and cuSOLVER calls (gen-pointer-arrays.py): their kernels read the matrices'
+// addresses from arrays in device memory.
+#define CUCATCH_UNPARENTHESIZE(...) __VA_ARGS__
+#define CUCATCH_POINTER_ARRAY_API(library, name, parameters, arguments, countExpression) \
+  CUCATCH_LIBRARY_API library##Status_t name parameters {                                \
+    PointerArrays arrays(streamOf(handle));                                               \
+    const int64_t count = countExpression;                                                \
+    return callLibrary<k_##name>(library##Failure, CUCATCH_UNPARENTHESIZE arguments);     \
+  }
+#include "runtime/pointer_arrays.inc"
+#undef CUCATCH_POINTER_ARRAY_API
 
 CUCATCH_LIBRARY_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex* in, cufftComplex* out, int direction) {
   return callLibrary<k_cufftExecC2C>(CUFFT_INTERNAL_ERROR, plan, strip(in), strip(out), direction);
@@ -107,13 +174,21 @@ const std::unordered_map<std::string, void*>& libraryDefinitions() {
       {"cufftExecR2C", reinterpret_cast<void*>(&cufftExecR2C)}, {"cufftExecC2R", reinterpret_cast<void*>(&cufftExecC2R)},
       {"cufftExecD2Z", reinterpret_cast<void*>(&cufftExecD2Z)}, {"cufftExecZ2D", reinterpret_cast<void*>(&cufftExecZ2D)},
       {"cufftXtExec", reinterpret_cast<void*>(&cufftXtExec)},
-      {"cufftSetWorkArea", reinterpret_cast<void*>(&cufftSetWorkArea)}};
+      {"cufftSetWorkArea", reinterpret_cast<void*>(&cufftSetWorkArea)},
+#define CUCATCH_POINTER_ARRAY_API(library, name, parameters, arguments, count) {#name, reinterpret_cast<void*>(&name)},
+#include "runtime/pointer_arrays.inc"
+#undef CUCATCH_POINTER_ARRAY_API
+  };
   return table;
 }
 
 std::string staticallyLinkedLibrary(const ElfSymbols& program) {
+  // cuFFT only: a static cuBLAS or cuSOLVER works with tags but for its batched calls, where
+  // the runtime's hint says what to do; turning tags off for every such program would cost
+  // checking where nothing goes wrong.
   std::vector<std::string> names;
-  for (const auto& [name, ours] : libraryDefinitions()) names.push_back(name);
+  for (const auto& [name, ours] : libraryDefinitions())
+    if (name.rfind("cufft", 0) == 0) names.push_back(name);
   std::sort(names.begin(), names.end());  // (the message names the same one every time)
   for (const auto& name : names)
     if (program.defines(name)) return name;

@@ -5,6 +5,8 @@
 // (Rebind.h). A library linked statically into the program cannot be intercepted this way.
 //
 // cuFFT: cufftExec* and cufftXtExec take the user's buffers, cufftSetWorkArea a work area.
+// Batched cuBLAS and cuSOLVER calls take arrays of pointers in device memory: each gets an
+// untagged copy made in the handle's stream (gen-pointer-arrays.py lists them from the headers).
 // (Memory the library allocates itself stays untagged: Runtime::allocatedByLibrary.)
 #pragma once
 
@@ -21,10 +23,9 @@ const std::unordered_map<std::string, void*>& libraryDefinitions();
 // first in the search order, RTLD_NEXT would not find it); nullptr if none.
 void* libraryDefinition(const char* symbol);
 
-// Where a library whose API is wrapped here is linked statically into the program, so that its
-// calls cannot be intercepted (a cuFFT linked with -lcufft_static, which the cuda-samples
-// callback programs need): the name of the entry point the program's full symbol table
-// defines, or empty. Only the executable counts: a definition a shared object exports is
+// Where cuFFT is linked statically into the program, so that its calls cannot be intercepted
+// (-lcufft_static, which the cuda-samples callback programs need): the name of the wrapped
+// entry point the program's full symbol table defines, or empty. Only the executable counts: a definition a shared object exports is
 // interposed as the library's own is, and the library's own shared object may have any name (a
 // renamed copy in a Python wheel). A stripped program, or a static copy hidden inside a shared
 // object, is not seen.

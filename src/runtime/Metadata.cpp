@@ -268,6 +268,18 @@ const Allocation* Metadata::find(uint64_t address) const {
   return address < it->second.base + std::max<uint64_t>(it->second.size, 1) ? &it->second : nullptr;
 }
 
+const Allocation* Metadata::findNear(uint64_t address, uint8_t tag, uint64_t slack) const {
+  address = untag(address);
+  auto above = byBase_.upper_bound(address);
+  if (above != byBase_.begin()) {
+    const Allocation& below = std::prev(above)->second;
+    uint64_t end = below.base + std::max<uint64_t>(below.size, 1);
+    if (below.tag == tag && (address < end || address - end <= slack)) return &below;
+  }
+  if (above != byBase_.end() && above->second.tag == tag && above->second.base - address <= slack) return &above->second;
+  return nullptr;
+}
+
 const Allocation* Metadata::byId(uint64_t id) const {
   auto it = idToBase_.find(id);
   if (it == idToBase_.end()) return nullptr;

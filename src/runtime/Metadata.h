@@ -109,6 +109,10 @@ class Metadata {
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
+  // The allocation (live, or freed and not yet reused) that carries `tag` and holds the untagged
+  // `address` or lies within `slack` bytes of it, below or above: where a library's host code
+  // computes a pointer a little outside an array (one-based indexing: `values - 1`).
+  const Allocation* findNear(uint64_t address, uint8_t tag, uint64_t slack) const;
   const Allocation* byId(uint64_t id) const;
   // The allocation a device error record was checked against: the one at `base` of `size`
   // whose entry carried `tag` (the newest such, live or freed, replaced ones included).

@@ -598,15 +598,39 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
                   static_cast<void*>(mod), m.units.size(), m.kernels.size()));
 }
 
+CUdeviceptr Runtime::untaggedPointerArray(const void* array, int64_t count, CUstream stream) {
+  if (!options_.tags || !array || count <= 0 || !d_.cuMemAllocAsync) return 0;
+  const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);
+  CUdeviceptr copy = 0;
+  if (d_.check(d_.cuMemAllocAsync(&copy, bytes, stream), "the copy of a pointer array") != CUDA_SUCCESS) return 0;
+  // The tag is the top byte of each pointer: a pitched memset clears byte 7 of every element.
+  if (d_.check(d_.cuMemcpyAsync(copy, untag(reinterpret_cast<uint64_t>(array)), bytes, stream),
+               "the copy of a pointer array") != CUDA_SUCCESS ||
+      d_.check(d_.cuMemsetD2D8Async(copy + 7, sizeof(uint64_t), 0, 1, static_cast<size_t>(count), stream),
+               "untagging a pointer array") != CUDA_SUCCESS) {
+    d_.cuMemFreeAsync(copy, stream);
+    return 0;
+  }
+  log(fmt::format("pointer array {} of {} pointers untagged into {:#x}", array, count, copy));
+  return copy;
+}
+
+void Runtime::releasePointerArray(CUdeviceptr copy, CUstream stream) {
+  d_.check(d_.cuMemFreeAsync(copy, stream), "freeing the copy of a pointer array");
+}
+
 bool Runtime::untagWord(unsigned char* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
   if (tagOf(v) == 0) return false;
   uint64_t a = untag(v);
-  // A pointer into (or one past the end of) an allocation cucatch handed out with a tag.
-  const Allocation* hit = metadata_->find(a);
-  if (!hit && a > 0) hit = metadata_->find(a - 1);
-  if (!hit || hit->tag != tagOf(v)) return false;
+  // A pointer into an allocation cucatch handed out with this tag, or a little outside it: a
+  // library's host code passes its kernels `values - 1` for one-based indices (cuSPARSE), or an
+  // end pointer. Data that is not a pointer would have to carry a live tag in its top byte and
+  // an address near that allocation in its low bits.
+  constexpr uint64_t kSlack = 1 << 20;
+  const Allocation* hit = metadata_->findNear(a, tagOf(v), kSlack);
+  if (!hit) return false;
   std::memcpy(p, &a, 8);
   return true;
 }

@@ -94,6 +94,12 @@ class Runtime {
 
   static CUdeviceptr strip(CUdeviceptr p) { return untag(p); }
   static void* stripHost(void* p) { return reinterpret_cast<void*>(untag(reinterpret_cast<uint64_t>(p))); }
+  // An untagged copy, made in `stream`, of a device array of `count` device pointers that a
+  // precompiled library's kernels will read (a batched cuBLAS call's matrices); 0 where none is
+  // needed (tags off, no array) or none could be made. releasePointerArray frees it in the same
+  // stream, after the library's work.
+  CUdeviceptr untaggedPointerArray(const void* array, int64_t count, CUstream stream);
+  void releasePointerArray(CUdeviceptr copy, CUstream stream);
   // The tag of `p` on `q` (for entry points that return an address derived from an argument).
   static CUdeviceptr retag(CUdeviceptr q, CUdeviceptr like) { return tagOf(like) ? withTag(q, tagOf(like)) : q; }
 

@@ -296,3 +296,22 @@ TEST_CASE("shadow writes taken in batches rebuild the host mirror exactly", "[ru
     CHECK(device[slot] == *m.shadow().table(slot));
   }
 }
+
+TEST_CASE("findNear: a pointer a little outside an allocation with its tag, for untagging", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  uint64_t q = m.onAllocate(deviceAddress(0) + 1024 + 512, 1024, MemoryKind::Device);
+  uint64_t a = untag(p), b = untag(q);
+  // Inside, one element before (one-based indexing), one past the end and a little after.
+  CHECK(m.findNear(a + 100, tagOf(p), 4096) == m.find(a));
+  CHECK(m.findNear(a - 8, tagOf(p), 4096) == m.find(a));
+  CHECK(m.findNear(a + 1024, tagOf(p), 4096) == m.find(a));
+  CHECK(m.findNear(a + 1024 + 16, tagOf(p), 4096) == m.find(a));
+  // Before q, in the gap after p: q's tag finds q, p's finds p.
+  CHECK(m.findNear(b - 4, tagOf(q), 4096) == m.find(b));
+  CHECK(m.findNear(b - 4, tagOf(p), 4096) == m.find(a));
+  // Another tag, or farther than the slack: nothing.
+  CHECK(m.findNear(a + 100, uint8_t(tagOf(q) + 2), 4096) == nullptr);
+  CHECK(m.findNear(a - 8192, tagOf(p), 4096) == nullptr);
+  CHECK(m.findNear(b + 1024 + 8192, tagOf(q), 4096) == nullptr);
+}

@@ -2,7 +2,9 @@
 // cucatch-link: -lcusparse
 // cucatch-expect-tagged
 // cuSPARSE's generic API keeps the program's buffers in descriptors: a CSR SpMV with the
-// library's own buffer query and a buffer of the program's.
+// library's own buffer query and a buffer of the program's, with zero- and one-based indices
+// and two algorithms. With one-based indices cuSPARSE hands its kernels pointers a few elements
+// before the program's arrays (as cuSolverSp's samples found), which must be untagged too.
 #include <cusparse.h>
 #include <vector>
 #include "common.h"
@@ -33,33 +35,40 @@ int main() {
   CHECK(cudaMalloc(&dx, n * 4));
   CHECK(cudaMalloc(&dy, n * 4));
   sayWhetherTagged(dx);
-  CHECK(cudaMemcpy(dRows, rows.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(dCols, cols.data(), nnz * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dVals, vals.data(), nnz * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice));
   cusparseHandle_t handle;
   SPARSE(cusparseCreate(&handle));
-  cusparseSpMatDescr_t A;
-  cusparseDnVecDescr_t X, Y;
-  SPARSE(cusparseCreateCsr(&A, n, n, nnz, dRows, dCols, dVals, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-  SPARSE(cusparseCreateDnVec(&X, n, dx, CUDA_R_32F));
-  SPARSE(cusparseCreateDnVec(&Y, n, dy, CUDA_R_32F));
-  float alpha = 1.0f, beta = 0.0f;
-  size_t bytes = 0;
-  SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
-                                 CUSPARSE_SPMV_CSR_ALG2, &bytes));
-  void* buffer;
-  CHECK(cudaMalloc(&buffer, bytes ? bytes : 1));
-  SPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
-                      CUSPARSE_SPMV_CSR_ALG2, buffer));
-  std::vector<float> y(n);
-  CHECK(cudaMemcpy(y.data(), dy, n * 4, cudaMemcpyDeviceToHost));
-  double s = 0;
-  for (float v : y) s += v;
-  std::printf("spmv sum %.2f\n", s);
-  cusparseDestroySpMat(A);
-  cusparseDestroyDnVec(X);
-  cusparseDestroyDnVec(Y);
+  for (int base : {0, 1}) {
+    std::vector<int> r(rows), c(cols);
+    for (int& v : r) v += base;
+    for (int& v : c) v += base;
+    CHECK(cudaMemcpy(dRows, r.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dCols, c.data(), nnz * 4, cudaMemcpyHostToDevice));
+    for (cusparseSpMVAlg_t alg : {CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_CSR_ALG2}) {
+      cusparseSpMatDescr_t A;
+      cusparseDnVecDescr_t X, Y;
+      SPARSE(cusparseCreateCsr(&A, n, n, nnz, dRows, dCols, dVals, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                               base ? CUSPARSE_INDEX_BASE_ONE : CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+      SPARSE(cusparseCreateDnVec(&X, n, dx, CUDA_R_32F));
+      SPARSE(cusparseCreateDnVec(&Y, n, dy, CUDA_R_32F));
+      float alpha = 1.0f, beta = 0.0f;
+      size_t bytes = 0;
+      SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+                                     alg, &bytes));
+      void* buffer;
+      CHECK(cudaMalloc(&buffer, bytes ? bytes : 1));
+      SPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F, alg, buffer));
+      std::vector<float> y(n);
+      CHECK(cudaMemcpy(y.data(), dy, n * 4, cudaMemcpyDeviceToHost));
+      double s = 0;
+      for (float v : y) s += v;
+      std::printf("base %d algorithm %d: spmv sum %.2f\n", base, int(alg), s);
+      CHECK(cudaFree(buffer));
+      cusparseDestroySpMat(A);
+      cusparseDestroyDnVec(X);
+      cusparseDestroyDnVec(Y);
+    }
+  }
   cusparseDestroy(handle);
 }
