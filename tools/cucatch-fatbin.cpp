@@ -6,10 +6,15 @@
 //                                                 DIR/<n>.sm_<arch>.{ptx,cubin}
 //   cucatch-fatbin jit FILE --arch sm_90 -o OUT.ptx
 //                                                 what JIT mode hands the driver for one container
-//                                                 of FILE on that device: the PTX it runs,
-//                                                 instrumented (--container N, --cache DIR)
+//                                                 of FILE on that device (FILE: a program, library
+//                                                 or fatbinary; or PTX text, instrumented as it
+//                                                 is): the PTX it runs, instrumented (--container N,
+//                                                 --cache DIR or auto, --name for the reports).
+//                                                 The runtime runs this for each module it loads.
 //
-// Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong).
+// Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong); for jit,
+// 3 when no PTX there runs on the device and 4 when the PTX is instrumented already (nothing
+// written then).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -48,14 +53,12 @@ int extract(const std::string& path, const std::string& dir) {
   return 0;
 }
 
-// The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`.
-int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
-        const std::string& cacheDir) {
-  unsigned arch = 0;
-  if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
-    fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
-    return 2;
-  }
+constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4;
+
+// The PTX of one container of the fatbinaries in `path` that a device of `arch` runs: the one
+// `index` names, else the only one there is (0, or the exit status to end with).
+int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<size_t> index,
+                        std::optional<cucatch::jit::ChosenPtx>& chosen, std::string& moduleName) {
   FatbinFile file(path);
   std::vector<std::span<const uint8_t>> containers;
   for (const auto& region : file.regions())
@@ -64,7 +67,6 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     fmt::print(stderr, "cucatch-fatbin: error: {}: no fatbinary\n", path);
     return 2;
   }
-  std::optional<cucatch::jit::ChosenPtx> chosen;
   if (!index && containers.size() > 1) {
     // The one container with PTX this device runs (a program also holds the CUDA runtime's own
     // SASS-only container).
@@ -81,7 +83,7 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     }
     if (withPtx.empty()) {
       fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", path, arch, why);
-      return 3;
+      return kExitNoPtx;
     }
     if (withPtx.size() > 1) {
       fmt::print(stderr, "cucatch-fatbin: error: {} has {} fatbinary containers (one per compilation unit, in the "
@@ -101,11 +103,46 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   if (!chosen->text) {
     fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
                chosen->description);
-    return 3;
+    return kExitNoPtx;
+  }
+  if (moduleName.empty()) moduleName = fmt::format("{} (container {})", path, n);
+  return 0;
+}
+
+// The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`
+// (or for `path` itself, when it is PTX text).
+int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
+        const std::string& cacheDir, const std::string& name) {
+  unsigned arch = 0;
+  if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
+    fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
+    return 2;
+  }
+  std::optional<cucatch::jit::ChosenPtx> chosen;
+  std::string moduleName = name;
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.eof() && !in) throw std::runtime_error(fmt::format("{}: cannot be read", path));
+    std::span<const uint8_t> head(reinterpret_cast<const uint8_t*>(text.data()), std::min<size_t>(text.size(), 4096));
+    if (cucatch::jit::classifyImage(head) == cucatch::jit::ImageKind::Ptx) {
+      text.resize(std::strlen(text.c_str()));  // up to the terminator a PTX image handed to the driver has
+      chosen = cucatch::jit::ChosenPtx{std::move(text), "PTX text"};
+      if (moduleName.empty()) moduleName = path;
+    }
+  }
+  if (!chosen) {
+    int status = chooseFromFatbinary(path, arch, index, chosen, moduleName);
+    if (status != 0) return status;
+  }
+  if (cucatch::jit::isInstrumented(*chosen->text)) {
+    fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", path, chosen->description);
+    return kExitInstrumentedAlready;
   }
   std::optional<cucatch::jit::PtxCache> cache;
-  if (!cacheDir.empty()) cache.emplace(cacheDir, uint64_t(1) << 30);
-  auto result = cucatch::jit::instrumentPtx(*chosen->text, fmt::format("{} (container {})", path, n),
+  std::string cacheDirectory = cacheDir == "auto" ? cucatch::jit::PtxCache::defaultDirectory() : cacheDir;
+  if (!cacheDirectory.empty()) cache.emplace(cacheDirectory, uint64_t(1) << 30);
+  auto result = cucatch::jit::instrumentPtx(*chosen->text, moduleName,
                                             cucatch::jit::PtxCache::buildIdentity("/proc/self/exe"),
                                             cache ? &*cache : nullptr);
   std::ofstream out(output, std::ios::binary);
@@ -114,7 +151,7 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     fmt::print(stderr, "cucatch-fatbin: error: cannot write {}\n", output);
     return 2;
   }
-  fmt::print(stderr, "cucatch-fatbin: {} container {}: its {}, instrumented{}\n", path, n, chosen->description,
+  fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented{}\n", moduleName, chosen->description,
              result.fromCache ? " (from the cache)" : "");
   return 0;
 }
@@ -131,7 +168,7 @@ int main(int argc, char** argv) {
   auto* ex = app.add_subcommand("extract", "write every entry, decompressed, to a directory");
   ex->add_option("file", file)->required();
   ex->add_option("-o,--output", dir, "directory")->required();
-  std::string jitFile, arch, jitOutput, cacheDir;
+  std::string jitFile, arch, jitOutput, cacheDir, moduleName;
   std::optional<size_t> container;
   auto* jitCommand = app.add_subcommand("jit", "the PTX JIT mode hands the driver for one container on a device, "
                                                "instrumented");
@@ -141,10 +178,13 @@ int main(int argc, char** argv) {
                          "which container (0 .. n-1, in the order of the file's sections; default: the only one "
                          "with PTX the device runs)");
   jitCommand->add_option("-o,--output", jitOutput, "the instrumented PTX")->required();
-  jitCommand->add_option("--cache", cacheDir, "read and fill this JIT cache directory");
+  jitCommand->add_option("--cache", cacheDir,
+                         "read and fill this JIT cache directory (auto: $CUCATCH_CACHE_DIR, else "
+                         "$XDG_CACHE_HOME/cucatch, else ~/.cache/cucatch)");
+  jitCommand->add_option("--name", moduleName, "the module's name in reports (default: FILE and its container)");
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir);
+    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName);
     if (*list) {
       std::vector<ListedEntry> all;
       for (const auto& f : files) {

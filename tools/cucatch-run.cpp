@@ -79,8 +79,11 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> values;
   for (const auto& o : cucatch::runtime::optionTable()) {
     std::string help = fmt::format("{} (sets {}; default {})", o.help, o.env, *o.defaultValue ? o.defaultValue : "unset");
-    auto* opt = app.add_option(fmt::format("--{}", o.flag), values[o.env], help);
-    if (std::string_view(o.type) == "Bool") opt->check(CLI::IsMember({"0", "1"}))->type_name("0|1");
+    // A switch is given as --jit (on) or --jit=0 / --jit=1.
+    bool isSwitch = std::string_view(o.type) == "Bool";
+    auto* opt = isSwitch ? app.add_flag(fmt::format("--{}{{1}}", o.flag), values[o.env], help)
+                         : app.add_option(fmt::format("--{}", o.flag), values[o.env], help);
+    if (isSwitch) opt->check(CLI::IsMember({"0", "1"}).description(""))->option_text("[=0|1]");
     if (std::string_view(o.type) == "Int") opt->check(CLI::Number)->type_name("N");
     if (std::string_view(o.env) == "CUCATCH_MODE") opt->check(CLI::IsMember({"abort", "continue"}));
   }

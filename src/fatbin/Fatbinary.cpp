@@ -21,7 +21,6 @@ T read(std::span<const uint8_t> bytes, size_t offset) {
 }
 
 // The container header (16 bytes): magic, version, header size, size of what follows.
-constexpr size_t kContainerHeaderBytes = 16;
 // The entry header: its fixed part (larger headers carry more after it).
 constexpr size_t kEntryHeaderBytes = 64;
 struct EntryLayout {

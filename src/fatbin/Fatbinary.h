@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-namespace cucatch::fatbin {
+#include "fatbin/Image.h"
 
-constexpr uint32_t kContainerMagic = 0xBA55ED50;
+namespace cucatch::fatbin {
 
 enum class EntryKind : uint16_t { Ptx = 1, Elf = 2 };
 enum class Compression { None, Zstd, Unsupported };

@@ -90,7 +90,7 @@ std::string formatListing(const std::vector<ListedEntry>& entries) {
   // --container takes it), counted over the file's sections in order.
   std::string out = fmt::format("{:<{}}  {:<14}  {:>4}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", "file",
                                 fileWidth, "section", "unit", "arch", "kind", "version", "compressed", "bytes", "cucatch",
-                                statusWidth, "under JIT mode (planned)");
+                                statusWidth, "under JIT mode");
   for (const auto& l : entries) {
     const Entry& e = l.entry;
     out += fmt::format("{:<{}}  {:<14}  {:>4}  {:>7}  {:<4}  {:>7}  {:<10}  {:>10}  {:<{}}  {}\n", l.file, fileWidth,

@@ -13,38 +13,6 @@
 
 namespace cucatch::jit {
 
-namespace {
-
-// The CUDA runtime's fatbinary wrapper (__fatBinC_Wrapper_t in the toolkit's fatbinary_section.h).
-constexpr uint32_t kWrapperMagic = 0x466243b1;
-
-}  // namespace
-
-ImageKind classifyImage(std::span<const uint8_t> b) {
-  if (b.size() >= 4) {
-    uint32_t magic;
-    std::memcpy(&magic, b.data(), 4);
-    if (magic == fatbin::kContainerMagic) return ImageKind::Fatbinary;
-    if (magic == kWrapperMagic) return ImageKind::FatbinaryWrapper;
-    if (std::memcmp(b.data(), "\x7f" "ELF", 4) == 0) return ImageKind::Cubin;
-  }
-  // PTX: text that reaches a directive (comments and blank lines may come first).
-  std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    std::string_view line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    size_t first = line.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos) {
-      line.remove_prefix(first);
-      if (line.starts_with(".version") || line.starts_with(".target")) return ImageKind::Ptx;
-      if (!line.starts_with("//")) return ImageKind::Unknown;
-    }
-    if (end == std::string_view::npos) break;
-    at = end + 1;
-  }
-  return ImageKind::Unknown;
-}
-
 ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch) {
   std::vector<fatbin::Container> containers = fatbin::parse(containerBytes);
   if (containers.size() != 1)
@@ -67,6 +35,8 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
     return {std::nullopt, fmt::format("its {} cannot be read: {}", description, x.what())};
   }
 }
+
+bool isInstrumented(std::string_view ptx) { return ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos; }
 
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
                               const std::string& rewriterIdentity, const PtxCache* cache) {

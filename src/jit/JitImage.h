@@ -9,15 +9,16 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
+#include "fatbin/Image.h"
 #include "jit/PtxCache.h"
 
 namespace cucatch::jit {
 
-// What the driver was given: a fatbinary (container magic first), the wrapper the CUDA runtime
-// registers (magic 0x466243b1, pointing at one), PTX text, an ELF cubin, or something else.
-enum class ImageKind { Fatbinary, FatbinaryWrapper, Ptx, Cubin, Unknown };
-ImageKind classifyImage(std::span<const uint8_t> leadingBytes);
+// What the driver was given (fatbin/Image.h, shared with the runtime).
+using fatbin::classifyImage;
+using fatbin::ImageKind;
 
 // The PTX of one fatbinary container that a device of `deviceArch` runs (fatbin::ptxForDevice),
 // decompressed; or none, with why ("no PTX: SASS for sm_80 only", "its PTX is compressed with
@@ -29,6 +30,10 @@ struct ChosenPtx {
 // `containerBytes` is one container (the driver is handed one at a time). Throws
 // fatbin::FormatError for bytes that are not one.
 ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch);
+
+// Whether `ptx` was instrumented already (by cucatch-nvcc: a fatbinary of a cucatch build, or
+// PTX a cucatch run wrote): its module declares the runtime state.
+bool isInstrumented(std::string_view ptx);
 
 struct InstrumentedPtx {
   std::string text;

@@ -16,7 +16,8 @@ struct Driver {
   X(cuFuncGetAttribute) X(cuCtxGetId) X(cuCtxPushCurrent) X(cuCtxPopCurrent)   \
   X(cuEventCreate) X(cuEventRecord) X(cuEventDestroy) X(cuStreamWaitEvent) X(cuStreamIsCapturing) \
   X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuMemHostAlloc)    \
-  X(cuEventQuery) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyAsync) X(cuMemsetD2D8Async)
+  X(cuEventQuery) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyAsync) X(cuMemsetD2D8Async) \
+  X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuLibraryLoadData)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE

@@ -190,6 +190,44 @@ HOOK(cuDevicePrimaryCtxRelease)(Fn real, CUdevice device) {
 
 // ---- modules and launches ---------------------------------------------------------------------
 
+// Module loads: PTX is instrumented (in JIT mode, a fatbinary's PTX too) and handed to the
+// driver in place of the image (JitLoader.h).
+HOOK(cuModuleLoadData)(Fn real, CUmodule* module, const void* image) {
+  const void* instrumented = rt().imageToLoad(image);
+  return real(module, instrumented ? instrumented : image);
+}};
+HOOK(cuModuleLoadDataEx)(Fn real, CUmodule* module, const void* image, unsigned n, CUjit_option* options,
+                         void** values) {
+  const void* instrumented = rt().imageToLoad(image);
+  return real(module, instrumented ? instrumented : image, n, options, values);
+}};
+HOOK(cuModuleLoadFatBinary)(Fn real, CUmodule* module, const void* fatbinary) {
+  const void* instrumented = rt().imageToLoad(fatbinary);
+  // PTX goes in through cuModuleLoadData: this entry point takes fatbinaries only.
+  if (instrumented) return rt().driver().cuModuleLoadData(module, instrumented);
+  return real(module, fatbinary);
+}};
+HOOK(cuModuleLoad)(Fn real, CUmodule* module, const char* path) {
+  const void* instrumented = rt().fileImageToLoad(path);
+  if (instrumented) return rt().driver().cuModuleLoadData(module, instrumented);
+  return real(module, path);
+}};
+HOOK_SINCE(cuLibraryLoadData, 12000)(Fn real, CUlibrary* library, const void* code, CUjit_option* jitOptions,
+                                     void** jitValues, unsigned jitCount, CUlibraryOption* options, void** values,
+                                     unsigned count) {
+  const void* instrumented = rt().imageToLoad(code);
+  return real(library, instrumented ? instrumented : code, jitOptions, jitValues, jitCount, options, values, count);
+}};
+HOOK_SINCE(cuLibraryLoadFromFile, 12000)(Fn real, CUlibrary* library, const char* path, CUjit_option* jitOptions,
+                                         void** jitValues, unsigned jitCount, CUlibraryOption* options,
+                                         void** values, unsigned count) {
+  const void* instrumented = rt().fileImageToLoad(path);
+  if (instrumented)
+    return rt().driver().cuLibraryLoadData(library, instrumented, jitOptions, jitValues, jitCount, options, values,
+                                           count);
+  return real(library, path, jitOptions, jitValues, jitCount, options, values, count);
+}};
+
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
   CUresult r = real(kernel, library, name);
   if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
@@ -819,7 +857,8 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
 #define CUCATCH_HOOKS(X)                                                                            \
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
-  X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
+  X(cuLibraryLoadFromFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

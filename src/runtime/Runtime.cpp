@@ -598,6 +598,57 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
                   static_cast<void*>(mod), m.units.size(), m.kernels.size()));
 }
 
+// ------------------------------------------------------------------------------ module loads
+
+unsigned Runtime::deviceArchitecture() {
+  if (!d_.cuDeviceGetAttribute) return 0;
+  CUdevice device = 0;
+  if (!d_.cuCtxGetDevice || d_.cuCtxGetDevice(&device, nullptr) != CUDA_SUCCESS) {
+    // No current context (a cuLibrary is loaded for every device): the first device's.
+    if (!d_.cuDeviceGet || d_.cuDeviceGet(&device, 0) != CUDA_SUCCESS) return 0;
+  }
+  int major = 0, minor = 0;
+  if (d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+      d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+    return 0;
+  return static_cast<unsigned>(major * 10 + minor);
+}
+
+namespace {
+// cucatch-fatbin beside this library (JitLoader::findHelper).
+std::string jitHelper() {
+  Dl_info self{};
+  dladdr(reinterpret_cast<void*>(&jitHelper), &self);
+  return self.dli_fname ? JitLoader::findHelper(self.dli_fname) : std::string();
+}
+}  // namespace
+
+JitLoader& Runtime::jitLoader() {
+  std::lock_guard lock(mutex_);
+  if (!jit_) jit_.emplace(jitHelper());
+  return *jit_;
+}
+
+const void* Runtime::imageToLoad(const void* image) {
+  unsigned arch = deviceArchitecture();
+  if (!arch) {
+    log("a module load on a device whose architecture the driver does not give: loaded as it is");
+    return nullptr;
+  }
+  const char* replaced = jitLoader().replacement(image, arch, options_.jit);
+  log(fmt::format("module image {}: {}", image, replaced ? "instrumented PTX loaded in its place" : "loaded as it is"));
+  return replaced;
+}
+
+const void* Runtime::fileImageToLoad(const char* path) {
+  unsigned arch = deviceArchitecture();
+  if (!arch) return nullptr;
+  const char* replaced = jitLoader().replacementForFile(path, arch, options_.jit);
+  log(fmt::format("module file {}: {}", path ? path : "(null)",
+                  replaced ? "instrumented PTX loaded in its place" : "loaded as it is"));
+  return replaced;
+}
+
 CUdeviceptr Runtime::untaggedPointerArray(const void* array, int64_t count, CUstream stream) {
   if (!options_.tags || !array || count <= 0 || !d_.cuMemAllocAsync) return 0;
   const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);

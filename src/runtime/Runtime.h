@@ -19,6 +19,7 @@
 #include "runtime/DeviceTables.h"
 #include "runtime/Driver.h"
 #include "runtime/ElfSymbols.h"
+#include "runtime/JitLoader.h"
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
@@ -103,6 +104,12 @@ class Runtime {
   // The tag of `p` on `q` (for entry points that return an address derived from an argument).
   static CUdeviceptr retag(CUdeviceptr q, CUdeviceptr like) { return tagOf(like) ? withTag(q, tagOf(like)) : q; }
 
+  // What to hand the driver instead of an image the program loads (JitLoader.h): the
+  // instrumented PTX, or nullptr to load the image as it is.
+  const void* imageToLoad(const void* image);
+  const void* fileImageToLoad(const char* path);
+  const Driver& driver() const { return d_; }
+
   void log(const std::string& line);
   // The pointer the program holds for an address the driver hands back (the allocation's tag).
   CUdeviceptr programPointer(CUdeviceptr raw);
@@ -161,8 +168,14 @@ class Runtime {
   void relaxCapture(CUstreamCaptureMode& saved);
   void restoreCapture(CUstreamCaptureMode saved);
 
+  // The compute capability (90 for 9.0) of the current context's device, else device 0's; 0
+  // where the driver cannot say.
+  unsigned deviceArchitecture();
+  JitLoader& jitLoader();  // made at the first load
+
   Options options_;
   Driver d_;
+  std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
 

@@ -136,7 +136,17 @@ def case_jit(a, w):
     none = run([a.fatbin_tool, "jit", sass, "--arch", "sm_90", "-o", out], check=False)
     if none.returncode != 3 or "SASS sm_90" not in none.stderr:
         raise Failure(f"SASS only: expected exit 3 naming the SASS: {none.returncode} {none.stderr}")
-    print(first.stderr + again.stderr + older.stderr + none.stderr, end="")
+    # PTX text (what a program loads at run time) is instrumented as it is, named as --name says;
+    # PTX instrumented already is left alone (exit status 4, nothing written).
+    ptx = os.path.join(w, "runtime.ptx")
+    run([a.nvcc, "-ptx", "-arch=sm_90", KERNEL, "-o", ptx])
+    named = run([a.fatbin_tool, "jit", ptx, "--arch", "sm_90", "-o", out + ".3", "--name", "run-time PTX 1"])
+    if "run-time PTX 1: its PTX text, instrumented" not in named.stderr or "__cucatch_state" not in open(out + ".3").read():
+        raise Failure(f"PTX text: expected it instrumented under its --name: {named.stderr}")
+    twice = run([a.fatbin_tool, "jit", out + ".3", "--arch", "sm_90", "-o", out + ".4"], check=False)
+    if twice.returncode != 4 or "instrumented already" not in twice.stderr or os.path.exists(out + ".4"):
+        raise Failure(f"instrumented PTX: expected exit 4 and nothing written: {twice.returncode} {twice.stderr}")
+    print(first.stderr + again.stderr + older.stderr + none.stderr + named.stderr + twice.stderr, end="")
 
 
 def case_compression(a, w):

@@ -26,6 +26,8 @@
   program's cucatch build (and allows it); "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
+  "// cucatch-jit" adds a second test, run with --jit: the plain build under `cucatch-run --jit`
+  takes the cucatch build's place and is judged the same way (JIT mode instruments its PTX);
   "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
@@ -67,6 +69,7 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--src-dir", required=True)
     ap.add_argument("--cucatch-run")
+    ap.add_argument("--jit", action="store_true", help="judge the plain build under cucatch-run --jit")
     a = ap.parse_args()
     try:
         gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
@@ -109,6 +112,10 @@ def main():
             if not os.path.exists(b):
                 fail(f"{b} is missing: build the gpu-programs target first (cmake --build build --target gpu-programs)")
         plain_cmd, checked_cmd = [plain], [checked]
+        if a.jit:
+            if not a.cucatch_run:
+                fail("--jit needs --cucatch-run")
+            checked_cmd = [a.cucatch_run, "--jit", "--", plain]
 
     env = dict(os.environ)
     for l in text:
@@ -186,7 +193,7 @@ def main():
     count = [int(l.split(":")[1]) for l in text if l.startswith("// cucatch-expect-errors:")]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        c = run([checked], env=dict(env, CUCATCH_REPORT="json:" + report))
+        c = run(checked_cmd, env=dict(env, CUCATCH_REPORT="json:" + report))
         if c.returncode != 1:
             fail(f"exit status {c.returncode}, expected 1\nstdout:\n{c.stdout}\nstderr:\n{c.stderr[-3000:]}")
         if not any(l.startswith("cucatch: ERROR:") for l in c.stderr.splitlines()):

@@ -168,3 +168,65 @@ TEST_CASE("JIT: what an image handed to the driver is", "[jit]") {
   CHECK(classifyImage(bytes("int main() {}")) == ImageKind::Unknown);
   CHECK(classifyImage({}) == ImageKind::Unknown);
 }
+
+// ---- the runtime's side (src/runtime/JitLoader): what it hands the driver instead of an image,
+// with the real helper (cucatch-fatbin) in its own process.
+#include "runtime/JitLoader.h"
+#include "runtime/cucatch_abi.h"
+
+namespace {
+const char* kRunTimePtx = R"(//
+// run-time PTX, as NVRTC writes it
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry bump(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.f32 %f1, [%rd2];
+  add.f32 %f2, %f1, 0f3F800000;
+  st.global.f32 [%rd2], %f2;
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("JitLoader: run-time PTX is instrumented in every mode, once", "[jit]") {
+  ScratchDir cache;
+  setenv("CUCATCH_CACHE_DIR", cache.path.c_str(), 1);
+  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  const char* instrumented = loader.replacement(kRunTimePtx, 90, false);
+  REQUIRE(instrumented);
+  std::string text(instrumented);
+  CHECK(text.find(CUCATCH_STATE_SYMBOL) != std::string::npos);
+  CHECK(text.find(".entry bump") != std::string::npos);
+  CHECK(text.find(CUCATCH_SITES_PREFIX) != std::string::npos);  // the reports' site table travels with it
+  // What it handed out is instrumented already: loaded as it is.
+  CHECK(loader.replacement(instrumented, 90, true) == nullptr);
+  // The helper filled the cache: the second module of the same text comes from there.
+  CHECK(entriesIn(cache.path) == 1);
+  unsetenv("CUCATCH_CACHE_DIR");
+}
+
+TEST_CASE("JitLoader: cubins, and fatbinaries outside JIT mode, load as they are", "[jit]") {
+  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  const unsigned char cubin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  CHECK(loader.replacement(cubin, 90, true) == nullptr);
+  // A container header (magic, version 1, 16-byte header, no entries): outside JIT mode the
+  // helper is not even asked.
+  const unsigned char container[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
+  CHECK(loader.replacement(container, 90, false) == nullptr);
+  CHECK(loader.replacement(nullptr, 90, true) == nullptr);
+  CHECK(loader.replacement("not PTX at all", 90, true) == nullptr);
+}
+
+TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (with a warning)", "[jit]") {
+  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  CHECK(loader.replacement(".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n", 90, false) == nullptr);
+  cucatch::runtime::JitLoader without("");
+  CHECK(without.replacement(kRunTimePtx, 90, false) == nullptr);
+  CHECK(cucatch::runtime::JitLoader::findHelper("/nonexistent/lib/libcucatch.so").empty());
+}

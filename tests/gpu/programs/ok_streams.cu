@@ -1,4 +1,6 @@
 // cucatch-expect: clean
+// cucatch-jit
+// cucatch-expect-checked: square
 #include <vector>
 #include "common.h"
 __global__ void square(int* p, int n) {

@@ -1,0 +1,221 @@
+#include "runtime/JitLoader.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "fatbin/Image.h"
+#include "runtime/Report.h"
+#include "runtime/cucatch_abi.h"
+
+extern char** environ;
+
+namespace cucatch::runtime {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The helper's exit statuses (tools/cucatch-fatbin.cpp).
+constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4;
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The CUDA toolkit's own libraries, whose kernels JIT mode leaves alone: their PTX, where they
+// ship any, is large and not the program's, and they are not what a user checks.
+bool isCudaLibrary(const std::string& object) {
+  std::string name = fs::path(object).filename().string();
+  for (const char* prefix : {"libcu", "libnv", "libnpp", "libnccl"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// The loaded object whose memory holds `p` (an embedded fatbinary), or empty.
+std::string objectHolding(const void* p) {
+  Dl_info info{};
+  if (!dladdr(p, &info) || !info.dli_fname) return {};
+  return info.dli_fname;
+}
+
+// A file for the helper's input, and its output and messages beside it; removed on every path.
+class TempFiles {
+ public:
+  TempFiles() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/cucatch-jit-XXXXXX", dir && *dir ? dir : "/tmp");
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    int fd = mkstemp(name.data());
+    if (fd < 0) return;
+    ::close(fd);
+    input_ = name.data();
+  }
+  ~TempFiles() {
+    if (input_.empty()) return;
+    for (const std::string& p : {input_, output(), messages()}) ::unlink(p.c_str());
+  }
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  bool ok() const { return !input_.empty(); }
+  const std::string& input() const { return input_; }
+  std::string output() const { return input_ + ".ptx"; }
+  std::string messages() const { return input_ + ".txt"; }
+
+ private:
+  std::string input_;
+};
+
+// Runs `argv` with stdout and stderr into `messages`, without the preloaded runtime; its exit
+// status, or -1 where it could not be run or waited for.
+int runHelper(const std::vector<std::string>& argv, const std::string& messages) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, messages.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  pid_t waited;
+  do waited = waitpid(pid, &status, 0);
+  while (waited < 0 && errno == EINTR);
+  if (waited != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::string JitLoader::findHelper(const std::string& runtimePath) {
+  fs::path dir = fs::path(runtimePath).parent_path();
+  for (const fs::path& candidate : {dir / "../tools/cucatch-fatbin", dir / "../bin/cucatch-fatbin"}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return {};
+}
+
+const char* JitLoader::replacement(const void* image, unsigned deviceArch, bool jitMode) {
+  if (!image) return nullptr;
+  const auto* first = static_cast<const uint8_t*>(image);
+  // Text first (a short PTX string may end before four bytes could be read): PTX starts with a
+  // comment, a directive or white space; the binary formats with none of those bytes.
+  bool text = *first == '/' || *first == '.' || *first == ' ' || *first == '\t' || *first == '\n' || *first == '\r';
+  std::lock_guard lock(mutex_);
+  if (text) {
+    std::string_view ptx(static_cast<const char*>(image));
+    auto head = std::span(reinterpret_cast<const uint8_t*>(ptx.data()), std::min<size_t>(ptx.size(), 4096));
+    if (fatbin::classifyImage(head) != fatbin::ImageKind::Ptx) return nullptr;
+    if (ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos) return nullptr;  // instrumented already
+    return instrument(std::string(ptx), fmt::format("run-time PTX {}", ++images_), deviceArch);
+  }
+  if (!jitMode) return nullptr;
+  auto kind = fatbin::classifyImage(std::span(first, 4));
+  const void* container = kind == fatbin::ImageKind::Fatbinary          ? image
+                          : kind == fatbin::ImageKind::FatbinaryWrapper ? fatbin::wrappedContainer(image)
+                                                                       : nullptr;
+  if (!container) return nullptr;  // a cubin: no PTX to instrument
+  auto size = fatbin::containerSize(container);
+  if (!size) return nullptr;
+  std::string object = objectHolding(container);
+  if (!object.empty() && isCudaLibrary(object)) {
+    sayOnce("library " + object,
+            fmt::format("cucatch: note: JIT mode leaves the CUDA libraries' own kernels uninstrumented ({}): they run "
+                        "unchecked, with untagged arguments\n",
+                        fs::path(object).filename().string()));
+    return nullptr;
+  }
+  std::string name = object.empty() ? fmt::format("fatbinary {}", ++images_) : object;
+  return instrument(std::string(static_cast<const char*>(container), *size), name, deviceArch);
+}
+
+const char* JitLoader::replacementForFile(const char* path, unsigned deviceArch, bool jitMode) {
+  if (!path) return nullptr;
+  std::string bytes = readFile(path);
+  if (bytes.size() < 4) return nullptr;  // the driver says what is wrong with it
+  auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              std::min<size_t>(bytes.size(), 4096)));
+  std::lock_guard lock(mutex_);
+  if (kind == fatbin::ImageKind::Ptx) {
+    if (bytes.find(CUCATCH_STATE_SYMBOL) != std::string::npos) return nullptr;
+    return instrument(bytes, path, deviceArch);
+  }
+  if (kind == fatbin::ImageKind::Fatbinary && jitMode) return instrument(bytes, path, deviceArch);
+  return nullptr;
+}
+
+const char* JitLoader::instrument(const std::string& bytes, const std::string& name, unsigned deviceArch) {
+  if (helper_.empty()) {
+    sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "
+                      "the program loads cannot be instrumented: such modules run unchecked, with untagged "
+                      "arguments\n");
+    return nullptr;
+  }
+  TempFiles files;
+  if (!files.ok()) {
+    sayOnce("temp", fmt::format("cucatch: warning: no temporary file for JIT instrumentation ({}): modules load "
+                                "uninstrumented\n",
+                                std::strerror(errno)));
+    return nullptr;
+  }
+  {
+    std::ofstream in(files.input(), std::ios::binary);
+    in.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  int status = runHelper({helper_, "jit", files.input(), "--arch", fmt::format("sm_{}", deviceArch), "-o",
+                          files.output(), "--cache", "auto", "--name", name},
+                         files.messages());
+  std::string said = trimmed(readFile(files.messages()));
+  if (status == 0) {
+    std::string ptx = readFile(files.output());
+    if (!ptx.empty()) {
+      loaded_.push_back(std::move(ptx));
+      return loaded_.back().c_str();
+    }
+  }
+  if (status == kHelperInstrumentedAlready) return nullptr;
+  if (status == kHelperNoPtx) {
+    sayOnce("no PTX " + name, fmt::format("cucatch: note: {} is not instrumented ({}): its kernels run unchecked, with "
+                                          "untagged arguments\n",
+                                          name, said.rfind("cucatch-fatbin: ", 0) == 0 ? said.substr(16) : said));
+    return nullptr;
+  }
+  sayOnce("failed " + name, fmt::format("cucatch: warning: {} could not be instrumented, so it loads as it is and runs "
+                                        "unchecked ({} exited {}):\n{}\n",
+                                        name, helper_, status, said));
+  return nullptr;
+}
+
+void JitLoader::sayOnce(const std::string& key, const std::string& text) {
+  if (said_.insert(key).second) writeStderr(text);
+}
+
+}  // namespace cucatch::runtime

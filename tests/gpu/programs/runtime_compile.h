@@ -1,0 +1,45 @@
+// For the programs that compile a kernel at run time with NVRTC and run it through the driver
+// API by symbol (linked with -lcuda -lnvrtc), as NVRTC users and cuda-samples' *_nvrtc do.
+#pragma once
+#include <cuda.h>
+#include <nvrtc.h>
+#include <string>
+#include <vector>
+#include "common.h"
+
+#define DRIVER(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char* s_ = "?"; cuGetErrorName(r_, &s_); \
+  std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_); std::exit(2); } } while (0)
+#define RTC(x) do { nvrtcResult r_ = (x); if (r_ != NVRTC_SUCCESS) { \
+  std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(r_)); std::exit(2); } } while (0)
+
+enum class RuntimeCode { Ptx, Cubin };
+
+// `source`, named `name` (its file in reports), compiled by NVRTC for device 0: PTX for its
+// compute_XX, or a cubin for its sm_XX; with line information.
+inline std::vector<char> compileAtRunTime(const char* source, const char* name, RuntimeCode what) {
+  DRIVER(cuInit(0));
+  CUdevice device;
+  DRIVER(cuDeviceGet(&device, 0));
+  int major = 0, minor = 0;
+  DRIVER(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
+  DRIVER(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
+  nvrtcProgram program;
+  RTC(nvrtcCreateProgram(&program, source, name, 0, nullptr, nullptr));
+  std::string arch = std::string("--gpu-architecture=") + (what == RuntimeCode::Ptx ? "compute_" : "sm_") +
+                     std::to_string(major * 10 + minor);
+  const char* options[] = {arch.c_str(), "--generate-line-info"};
+  RTC(nvrtcCompileProgram(program, 2, options));
+  size_t size = 0;
+  std::vector<char> code;
+  if (what == RuntimeCode::Ptx) {
+    RTC(nvrtcGetPTXSize(program, &size));
+    code.resize(size);
+    RTC(nvrtcGetPTX(program, code.data()));
+  } else {
+    RTC(nvrtcGetCUBINSize(program, &size));
+    code.resize(size);
+    RTC(nvrtcGetCUBIN(program, code.data()));
+  }
+  RTC(nvrtcDestroyProgram(&program));
+  return code;
+}
