@@ -228,6 +228,25 @@ HOOK_SINCE(cuLibraryLoadFromFile, 12000)(Fn real, CUlibrary* library, const char
   return real(library, path, jitOptions, jitValues, jitCount, options, values, count);
 }};
 
+// Inputs of a link at run time: PTX is instrumented (in JIT mode, a fatbinary's PTX too) and
+// linked in its place as PTX.
+HOOK_SINCE(cuLinkAddData, 6050)(Fn real, CUlinkState state, CUjitInputType type, void* data, size_t size,
+                                const char* name, unsigned n, CUjit_option* options, void** values) {
+  if (type == CU_JIT_INPUT_PTX || type == CU_JIT_INPUT_FATBINARY)
+    if (const char* ptx = rt().linkInputToLoad(data, size, type == CU_JIT_INPUT_PTX, name))
+      return real(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx), std::strlen(ptx) + 1, name, n, options, values);
+  return real(state, type, data, size, name, n, options, values);
+}};
+HOOK_SINCE(cuLinkAddFile, 6050)(Fn real, CUlinkState state, CUjitInputType type, const char* path, unsigned n,
+                                CUjit_option* options, void** values) {
+  if (type == CU_JIT_INPUT_PTX || type == CU_JIT_INPUT_FATBINARY)
+    if (const void* image = rt().fileImageToLoad(path)) {
+      const char* ptx = static_cast<const char*>(image);
+      return rt().driver().cuLinkAddData(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx), std::strlen(ptx) + 1, path,
+                                         n, options, values);
+    }
+  return real(state, type, path, n, options, values);
+}};
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
   CUresult r = real(kernel, library, name);
   if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
@@ -858,7 +877,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
-  X(cuLibraryLoadFromFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \
@@ -1104,7 +1123,9 @@ void rebindNewObjects() {
   targets.definitions = &exportedDefinitions();
   targets.self = reinterpret_cast<const void*>(&libcuda);
   targets.foreign = [](const std::string& symbol) -> void* {
-    if (symbol.rfind("cufft", 0) == 0) return cucatch::runtime::libraryDefinition(symbol.c_str());
+    // A library entry point (cuFFT, batched cuBLAS and cuSOLVER, nvJitLink): the library's own
+    // definition; a driver entry point: libcuda's.
+    if (cucatch::runtime::libraryDefinitions().count(symbol)) return cucatch::runtime::libraryDefinition(symbol.c_str());
     void* driver = libcuda();
     return driver ? realDlsym()(driver, symbol.c_str()) : nullptr;
   };

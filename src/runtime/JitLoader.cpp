@@ -172,6 +172,21 @@ const char* JitLoader::replacementForFile(const char* path, unsigned deviceArch,
   return nullptr;
 }
 
+const char* JitLoader::replacementForLink(const void* data, size_t size, bool ptx, const char* name,
+                                          unsigned deviceArch, bool jitMode) {
+  if (!data || size == 0 || (!ptx && !jitMode)) return nullptr;
+  std::string bytes(static_cast<const char*>(data), size);
+  std::lock_guard lock(mutex_);
+  std::string label = name && *name ? name : fmt::format("linked input {}", ++images_);
+  if (!ptx) {
+    auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    return kind == fatbin::ImageKind::Fatbinary ? instrument(bytes, label, deviceArch) : nullptr;
+  }
+  bytes.resize(std::strlen(bytes.c_str()));  // up to a terminator the size may include
+  if (bytes.find(CUCATCH_STATE_SYMBOL) != std::string::npos) return nullptr;
+  return instrument(bytes, label, deviceArch);
+}
+
 const char* JitLoader::instrument(const std::string& bytes, const std::string& name, unsigned deviceArch) {
   if (helper_.empty()) {
     sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "

@@ -36,8 +36,12 @@ class JitLoader {
   // compute capability `deviceArch` (90 for 9.0): the instrumented PTX, NUL-terminated and kept
   // for the life of the process; nullptr to load `image` as it is. `jitMode`: fatbinaries too.
   const char* replacement(const void* image, unsigned deviceArch, bool jitMode);
-  // The same for an image in a file (cuModuleLoad, cuLibraryLoadFromFile).
+  // The same for an image in a file (cuModuleLoad, cuLibraryLoadFromFile, cuLinkAddFile).
   const char* replacementForFile(const char* path, unsigned deviceArch, bool jitMode);
+  // The same for an input of a link at run time (cuLinkAddData, nvJitLinkAddData): `size` bytes
+  // of PTX (`ptx`) or of a fatbinary, named `name` by the program (may be null).
+  const char* replacementForLink(const void* data, size_t size, bool ptx, const char* name, unsigned deviceArch,
+                                 bool jitMode);
 
   // The helper's location for a runtime library at `runtimePath`: ../tools/cucatch-fatbin (a
   // build tree) or ../bin/cucatch-fatbin (an installation); empty if neither exists.

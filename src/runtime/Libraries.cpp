@@ -4,6 +4,7 @@
 #include <cufft.h>
 #include <cufftXt.h>
 #include <cusolverDn.h>
+#include <nvJitLink.h>
 #include <dlfcn.h>
 #include <link.h>
 
@@ -70,6 +71,9 @@ constexpr char k_cufftExecD2Z[] = "cufftExecD2Z";
 constexpr char k_cufftExecZ2D[] = "cufftExecZ2D";
 constexpr char k_cufftXtExec[] = "cufftXtExec";
 constexpr char k_cufftSetWorkArea[] = "cufftSetWorkArea";
+// nvJitLink.h's entry points are inline functions calling these versioned symbols.
+constexpr char k_nvJitLinkAddData[] = "__nvJitLinkAddData_13_0";
+constexpr char k_nvJitLinkAddFile[] = "__nvJitLinkAddFile_13_0";
 
 #define CUCATCH_POINTER_ARRAY_API(library, name, parameters, arguments, count) constexpr char k_##name[] = #name;
 #include "runtime/pointer_arrays.inc"
@@ -166,6 +170,27 @@ CUCATCH_LIBRARY_API cufftResult cufftSetWorkArea(cufftHandle plan, void* area) {
   return callLibrary<k_cufftSetWorkArea>(CUFFT_INTERNAL_ERROR, plan, strip(area));
 }
 
+// nvJitLink: PTX added to a link is instrumented (in JIT mode, a fatbinary's PTX too), as for
+// cuLinkAddData (JitLoader.h).
+CUCATCH_LIBRARY_API nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType type,
+                                                            const void* data, size_t size, const char* name) {
+  if (type == NVJITLINK_INPUT_PTX || type == NVJITLINK_INPUT_FATBIN)
+    if (const char* ptx = Runtime::get().linkInputToLoad(data, size, type == NVJITLINK_INPUT_PTX, name))
+      return callLibrary<k_nvJitLinkAddData>(NVJITLINK_ERROR_INTERNAL, handle, NVJITLINK_INPUT_PTX,
+                                             static_cast<const void*>(ptx), std::strlen(ptx) + 1, name);
+  return callLibrary<k_nvJitLinkAddData>(NVJITLINK_ERROR_INTERNAL, handle, type, data, size, name);
+}
+CUCATCH_LIBRARY_API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType type,
+                                                            const char* path) {
+  if (type == NVJITLINK_INPUT_PTX || type == NVJITLINK_INPUT_FATBIN)
+    if (const void* image = Runtime::get().fileImageToLoad(path)) {
+      const char* ptx = static_cast<const char*>(image);
+      return callLibrary<k_nvJitLinkAddData>(NVJITLINK_ERROR_INTERNAL, handle, NVJITLINK_INPUT_PTX,
+                                             static_cast<const void*>(ptx), std::strlen(ptx) + 1, path);
+    }
+  return callLibrary<k_nvJitLinkAddFile>(NVJITLINK_ERROR_INTERNAL, handle, type, path);
+}
+
 }  // extern "C"
 
 const std::unordered_map<std::string, void*>& libraryDefinitions() {
@@ -175,6 +200,8 @@ const std::unordered_map<std::string, void*>& libraryDefinitions() {
       {"cufftExecD2Z", reinterpret_cast<void*>(&cufftExecD2Z)}, {"cufftExecZ2D", reinterpret_cast<void*>(&cufftExecZ2D)},
       {"cufftXtExec", reinterpret_cast<void*>(&cufftXtExec)},
       {"cufftSetWorkArea", reinterpret_cast<void*>(&cufftSetWorkArea)},
+      {"__nvJitLinkAddData_13_0", reinterpret_cast<void*>(&__nvJitLinkAddData_13_0)},
+      {"__nvJitLinkAddFile_13_0", reinterpret_cast<void*>(&__nvJitLinkAddFile_13_0)},
 #define CUCATCH_POINTER_ARRAY_API(library, name, parameters, arguments, count) {#name, reinterpret_cast<void*>(&name)},
 #include "runtime/pointer_arrays.inc"
 #undef CUCATCH_POINTER_ARRAY_API

@@ -7,6 +7,7 @@
 // cuFFT: cufftExec* and cufftXtExec take the user's buffers, cufftSetWorkArea a work area.
 // Batched cuBLAS and cuSOLVER calls take arrays of pointers in device memory: each gets an
 // untagged copy made in the handle's stream (gen-pointer-arrays.py lists them from the headers).
+// nvJitLink: PTX added to a link at run time is instrumented (JitLoader.h), as cuLinkAddData's.
 // (Memory the library allocates itself stays untagged: Runtime::allocatedByLibrary.)
 #pragma once
 

@@ -118,7 +118,8 @@ int rewriteObject(dl_phdr_info* info, size_t, void* data) {
       if (index == 0 || !(type == kJumpSlot || type == kGlobDat || (type == kAbs64 && r.r_addend == 0))) continue;
       if (symtab[index].st_shndx != SHN_UNDEF) continue;  // the object's own definition
       const char* symbol = strtab + symtab[index].st_name;
-      if (symbol[0] != 'c' || symbol[1] != 'u') continue;
+      // A quick test before the lookup: every name libcucatch defines starts so.
+      if (!(symbol[0] == 'c' && symbol[1] == 'u') && std::strncmp(symbol, "__nvJitLink", 11) != 0) continue;
       auto ours = w.targets->definitions->find(symbol);
       if (ours == w.targets->definitions->end()) continue;
       auto* slot = reinterpret_cast<void**>(base + r.r_offset);

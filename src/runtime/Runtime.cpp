@@ -649,6 +649,15 @@ const void* Runtime::fileImageToLoad(const char* path) {
   return replaced;
 }
 
+const char* Runtime::linkInputToLoad(const void* data, size_t size, bool ptx, const char* name) {
+  unsigned arch = deviceArchitecture();
+  if (!arch) return nullptr;
+  const char* replaced = jitLoader().replacementForLink(data, size, ptx, name, arch, options_.jit);
+  log(fmt::format("link input {}: {}", name ? name : "(unnamed)",
+                  replaced ? "instrumented PTX linked in its place" : "linked as it is"));
+  return replaced;
+}
+
 CUdeviceptr Runtime::untaggedPointerArray(const void* array, int64_t count, CUstream stream) {
   if (!options_.tags || !array || count <= 0 || !d_.cuMemAllocAsync) return 0;
   const size_t bytes = static_cast<size_t>(count) * sizeof(uint64_t);

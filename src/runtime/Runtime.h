@@ -108,6 +108,9 @@ class Runtime {
   // instrumented PTX, or nullptr to load the image as it is.
   const void* imageToLoad(const void* image);
   const void* fileImageToLoad(const char* path);
+  // The same for an input of a link at run time (cuLinkAddData, nvJitLink): PTX, or in JIT mode
+  // a fatbinary; nullptr to link the input as it is.
+  const char* linkInputToLoad(const void* data, size_t size, bool ptx, const char* name);
   const Driver& driver() const { return d_; }
 
   void log(const std::string& line);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -229,4 +230,20 @@ TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (wi
   cucatch::runtime::JitLoader without("");
   CHECK(without.replacement(kRunTimePtx, 90, false) == nullptr);
   CHECK(cucatch::runtime::JitLoader::findHelper("/nonexistent/lib/libcucatch.so").empty());
+}
+
+TEST_CASE("JitLoader: link inputs: PTX is instrumented, sized data without a terminator too", "[jit]") {
+  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  std::string ptx = kRunTimePtx;
+  // cuLinkAddData's size may leave out the terminator: only `size` bytes are read.
+  std::string padded = ptx + "garbage that is not part of the input";
+  const char* linked = loader.replacementForLink(padded.data(), ptx.size(), true, "kernel.ptx", 90, false);
+  REQUIRE(linked);
+  CHECK(std::string(linked).find(CUCATCH_STATE_SYMBOL) != std::string::npos);
+  CHECK(std::string(linked).find("garbage") == std::string::npos);
+  CHECK(loader.replacementForLink(linked, std::strlen(linked) + 1, true, nullptr, 90, false) == nullptr);
+  // A fatbinary input outside JIT mode, and nothing at all: linked as they are.
+  const unsigned char container[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
+  CHECK(loader.replacementForLink(container, sizeof container, false, nullptr, 90, false) == nullptr);
+  CHECK(loader.replacementForLink(nullptr, 0, true, nullptr, 90, true) == nullptr);
 }
