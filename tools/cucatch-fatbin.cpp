@@ -13,8 +13,9 @@
 //                                                 The runtime runs this for each module it loads.
 //
 // Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong); for jit,
-// 3 when no PTX there runs on the device and 4 when the PTX is instrumented already (nothing
-// written then).
+// 3 when no PTX there runs on the device, 4 when the PTX is instrumented already (nothing
+// written then), 5 when it was instrumented without the register caps --ptxas asked for (why
+// on stderr).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@
 #include "fatbin/FatbinFile.h"
 #include "fatbin/Listing.h"
 #include "jit/JitImage.h"
+#include "toolchain/Ptxas.h"
 
 namespace fs = std::filesystem;
 using namespace cucatch::fatbin;
@@ -53,7 +55,7 @@ int extract(const std::string& path, const std::string& dir) {
   return 0;
 }
 
-constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4;
+constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4, kExitWithoutCaps = 5;
 
 // The PTX of one container of the fatbinaries in `path` that a device of `arch` runs: the one
 // `index` names, else the only one there is (0, or the exit status to end with).
@@ -112,7 +114,7 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
 // The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`
 // (or for `path` itself, when it is PTX text).
 int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
-        const std::string& cacheDir, const std::string& name) {
+        const std::string& cacheDir, const std::string& name, const std::string& ptxasChoice) {
   unsigned arch = 0;
   if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
     fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
@@ -142,17 +144,38 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   std::optional<cucatch::jit::PtxCache> cache;
   std::string cacheDirectory = cacheDir == "auto" ? cucatch::jit::PtxCache::defaultDirectory() : cacheDir;
   if (!cacheDirectory.empty()) cache.emplace(cacheDirectory, uint64_t(1) << 30);
-  auto result = cucatch::jit::instrumentPtx(*chosen->text, moduleName,
-                                            cucatch::jit::PtxCache::buildIdentity("/proc/self/exe"),
-                                            cache ? &*cache : nullptr);
+  // Register caps, measured with ptxas for the device (as cucatch-nvcc sets them); where that
+  // cannot be done the module is instrumented without them, and the exit status says so.
+  std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
+  std::optional<cucatch::jit::RegisterCaps> caps;
+  std::string withoutCaps;
+  if (ptxasChoice != "none") {
+    std::string ptxas = ptxasChoice == "auto" ? cucatch::toolchain::findPtxas() : ptxasChoice;
+    if (ptxas.empty()) withoutCaps = "no ptxas found (CUCATCH_PTXAS, CUDA_HOME, /usr/local/cuda or PATH)";
+    else caps = cucatch::jit::RegisterCaps{ptxas, archName};
+  }
+  cucatch::jit::InstrumentedPtx result;
+  try {
+    result = cucatch::jit::instrumentPtx(*chosen->text, moduleName, identity, cache ? &*cache : nullptr,
+                                         caps ? &*caps : nullptr);
+  } catch (const std::exception& e) {
+    if (!caps) throw;
+    withoutCaps = fmt::format("measuring its registers failed: {}", e.what());
+    result = cucatch::jit::instrumentPtx(*chosen->text, moduleName, identity, cache ? &*cache : nullptr);
+  }
   std::ofstream out(output, std::ios::binary);
   out << result.text;
   if (!out) {
     fmt::print(stderr, "cucatch-fatbin: error: cannot write {}\n", output);
     return 2;
   }
-  fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented{}\n", moduleName, chosen->description,
-             result.fromCache ? " (from the cache)" : "");
+  if (!withoutCaps.empty()) {
+    fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented without register caps: {}\n", moduleName,
+               chosen->description, withoutCaps);
+    return kExitWithoutCaps;
+  }
+  fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented{}{}\n", moduleName, chosen->description,
+             caps ? " with register caps" : "", result.fromCache ? " (from the cache)" : "");
   return 0;
 }
 
@@ -168,7 +191,7 @@ int main(int argc, char** argv) {
   auto* ex = app.add_subcommand("extract", "write every entry, decompressed, to a directory");
   ex->add_option("file", file)->required();
   ex->add_option("-o,--output", dir, "directory")->required();
-  std::string jitFile, arch, jitOutput, cacheDir, moduleName;
+  std::string jitFile, arch, jitOutput, cacheDir, moduleName, ptxasChoice = "none";
   std::optional<size_t> container;
   auto* jitCommand = app.add_subcommand("jit", "the PTX JIT mode hands the driver for one container on a device, "
                                                "instrumented");
@@ -182,9 +205,13 @@ int main(int argc, char** argv) {
                          "read and fill this JIT cache directory (auto: $CUCATCH_CACHE_DIR, else "
                          "$XDG_CACHE_HOME/cucatch, else ~/.cache/cucatch)");
   jitCommand->add_option("--name", moduleName, "the module's name in reports (default: FILE and its container)");
+  jitCommand->add_option("--ptxas", ptxasChoice,
+                         "cap each instrumented kernel's registers as cucatch-nvcc does, measuring with this ptxas for "
+                         "--arch (auto: the toolkit's; none, the default: no caps; exit status 5 where they could not "
+                         "be measured)");
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName);
+    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName, ptxasChoice);
     if (*list) {
       std::vector<ListedEntry> all;
       for (const auto& f : files) {

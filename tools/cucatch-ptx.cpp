@@ -27,6 +27,7 @@
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
 #include "toolchain/Ptxas.h"
+#include "toolchain/RegisterLimits.h"
 
 #ifndef CUCATCH_DEFAULT_NVCC
 #define CUCATCH_DEFAULT_NVCC ""
@@ -216,30 +217,8 @@ int main(int argc, char** argv) {
                              "CUCATCH_PTXAS, or --register-limit=none)\n", sourceName);
           return 2;
         }
-        auto ptxasArgs = cucatch::toolchain::splitOptions(ptxasOptions);
-        cucatch::instrument::RegisterLimitSetup setup;
-        setup.limits = *limits;
-        setup.maxRegisterCount = cucatch::toolchain::maxRegisterCount(ptxasArgs);
-        setup.relocatable = cucatch::toolchain::compilesRelocatable(ptxasArgs);
-        // (By value: the measurements run after this block.)
-        // Kernels and (relocatable code) device functions: their names never collide.
-        auto everyFunction = [sourceName](cucatch::toolchain::RegisterCounts counts) {
-          if (!counts.deviceFunctionsUnread.empty())
-            fmt::print(stderr, "{}: warning: {}; its device functions are not capped, and a kernel of another unit "
-                               "calling one may not launch with the blocks it did\n",
-                       sourceName, counts.deviceFunctionsUnread);
-          counts.kernels.merge(counts.deviceFunctions);
-          return counts.kernels;
-        };
-        setup.measureInstrumented = [ptxas, arch, ptxasArgs, everyFunction](const cucatch::ptx::Module& instrumented) {
-          return everyFunction(cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs,
-                                                                    cucatch::ptx::print(instrumented),
-                                                                    "the instrumented module"));
-        };
-        setup.measureOriginal = [ptxas, arch, ptxasArgs, &text, everyFunction] {
-          return everyFunction(cucatch::toolchain::measureRegisters(ptxas, arch, ptxasArgs, text, "the original module"));
-        };
-        options.registerLimit = std::move(setup);
+        options.registerLimit = cucatch::toolchain::ptxasRegisterLimits(
+            ptxas, arch, cucatch::toolchain::splitOptions(ptxasOptions), text, sourceName);
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);

@@ -10,6 +10,7 @@
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
 #include "runtime/cucatch_abi.h"
+#include "toolchain/RegisterLimits.h"
 
 namespace cucatch::jit {
 
@@ -39,9 +40,10 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
 bool isInstrumented(std::string_view ptx) { return ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos; }
 
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
-                              const std::string& rewriterIdentity, const PtxCache* cache) {
+                              const std::string& rewriterIdentity, const PtxCache* cache, const RegisterCaps* caps) {
   // The ABI version is part of what the runtime checks; the identity covers everything else.
   std::string how = fmt::format("abi {} rewriter {} module {}", abi::kAbiVersion, rewriterIdentity, moduleName);
+  if (caps) how += fmt::format(" caps {} ptxas {}", caps->arch, PtxCache::buildIdentity(caps->ptxas));
   std::string key;
   if (cache) {
     key = PtxCache::key(ptx, how);
@@ -54,7 +56,9 @@ InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleN
     throw std::runtime_error(fmt::format("cannot parse the PTX of {}:\n{}", moduleName, why));
   }
   ptx::Module& module = *parsed.module;
-  instrument::instrumentModule(module);  // the defaults cucatch-ptx uses, no register limit
+  instrument::InstrumentOptions options;  // the defaults cucatch-ptx uses
+  if (caps) options.registerLimit = toolchain::ptxasRegisterLimits(caps->ptxas, caps->arch, {}, ptx, moduleName);
+  instrument::instrumentModule(module, options);
   InstrumentedPtx out{ptx::print(module), false};
   // A full disk does not stop the program: the module is instrumented all the same.
   if (cache) (void)cache->store(key, out.text);

@@ -39,12 +39,23 @@ struct InstrumentedPtx {
   std::string text;
   bool fromCache = false;
 };
-// Instruments `ptx` (its reports name it `moduleName`) with cucatch-ptx's defaults, without
-// register caps (the driver compiles it, not ptxas: a launch it refuses for resources is
+// Register caps as cucatch-nvcc sets them: each kernel's registers, original and instrumented,
+// measured with this ptxas for this device architecture ("sm_90"), and an instrumented kernel
+// that would accept smaller blocks than the original held to the original's (.maxnreg), so
+// that it launches wherever the original did once the driver compiles it.
+struct RegisterCaps {
+  std::string ptxas;
+  std::string arch;
+};
+
+// Instruments `ptx` (its reports name it `moduleName`) with cucatch-ptx's defaults; with
+// `caps`, also its register caps (without, a launch the driver refuses for resources is
 // explained by the runtime). With a cache, a module instrumented before is read back, keyed
-// by the PTX and `rewriterIdentity` (what makes this rewriter's output differ from another's).
-// Throws std::runtime_error with the parser's diagnostics, or the rewriter's refusal.
+// by the PTX, the caps and `rewriterIdentity` (what makes this rewriter's output differ from
+// another's). Throws std::runtime_error with the parser's diagnostics, the rewriter's refusal,
+// or ptxas's.
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
-                              const std::string& rewriterIdentity, const PtxCache* cache);
+                              const std::string& rewriterIdentity, const PtxCache* cache,
+                              const RegisterCaps* caps = nullptr);
 
 }  // namespace cucatch::jit

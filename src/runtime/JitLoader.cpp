@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The helper's exit statuses (tools/cucatch-fatbin.cpp).
-constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4;
+constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4, kHelperWithoutCaps = 5;
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -180,14 +180,15 @@ const char* JitLoader::replacementForLink(const void* data, size_t size, bool pt
   std::string label = name && *name ? name : fmt::format("linked input {}", ++images_);
   if (!ptx) {
     auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-    return kind == fatbin::ImageKind::Fatbinary ? instrument(bytes, label, deviceArch) : nullptr;
+    return kind == fatbin::ImageKind::Fatbinary ? instrument(bytes, label, deviceArch, true) : nullptr;
   }
   bytes.resize(std::strlen(bytes.c_str()));  // up to a terminator the size may include
   if (bytes.find(CUCATCH_STATE_SYMBOL) != std::string::npos) return nullptr;
-  return instrument(bytes, label, deviceArch);
+  return instrument(bytes, label, deviceArch, true);
 }
 
-const char* JitLoader::instrument(const std::string& bytes, const std::string& name, unsigned deviceArch) {
+const char* JitLoader::instrument(const std::string& bytes, const std::string& name, unsigned deviceArch,
+                                  bool relocatable) {
   if (helper_.empty()) {
     sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "
                       "the program loads cannot be instrumented: such modules run unchecked, with untagged "
@@ -205,11 +206,18 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
     std::ofstream in(files.input(), std::ios::binary);
     in.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
+  // Register caps as cucatch-nvcc's, but not for relocatable code (a link's inputs): its device
+  // functions are capped by the link, which the driver does here.
   int status = runHelper({helper_, "jit", files.input(), "--arch", fmt::format("sm_{}", deviceArch), "-o",
-                          files.output(), "--cache", "auto", "--name", name},
+                          files.output(), "--cache", "auto", "--name", name, "--ptxas", relocatable ? "none" : "auto"},
                          files.messages());
   std::string said = trimmed(readFile(files.messages()));
-  if (status == 0) {
+  if (said.rfind("cucatch-fatbin: ", 0) == 0) said = said.substr(16);
+  if (status == kHelperWithoutCaps)
+    sayOnce("caps " + name, fmt::format("cucatch: note: {} (its kernels may accept smaller blocks than without cucatch; "
+                                        "a launch the driver refuses is explained)\n",
+                                        said));
+  if (status == 0 || status == kHelperWithoutCaps) {
     std::string ptx = readFile(files.output());
     if (!ptx.empty()) {
       loaded_.push_back(std::move(ptx));
@@ -220,7 +228,7 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
   if (status == kHelperNoPtx) {
     sayOnce("no PTX " + name, fmt::format("cucatch: note: {} is not instrumented ({}): its kernels run unchecked, with "
                                           "untagged arguments\n",
-                                          name, said.rfind("cucatch-fatbin: ", 0) == 0 ? said.substr(16) : said));
+                                          name, said));
     return nullptr;
   }
   sayOnce("failed " + name, fmt::format("cucatch: warning: {} could not be instrumented, so it loads as it is and runs "

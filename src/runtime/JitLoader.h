@@ -48,8 +48,10 @@ class JitLoader {
   static std::string findHelper(const std::string& runtimePath);
 
  private:
-  // Runs the helper on `bytes`, named `name` in reports; nullptr where it gives nothing to load.
-  const char* instrument(const std::string& bytes, const std::string& name, unsigned deviceArch);
+  // Runs the helper on `bytes`, named `name` in reports, with register caps unless
+  // `relocatable`; nullptr where it gives nothing to load.
+  const char* instrument(const std::string& bytes, const std::string& name, unsigned deviceArch,
+                         bool relocatable = false);
   // Says `text` on stderr once per `key`.
   void sayOnce(const std::string& key, const std::string& text);
 

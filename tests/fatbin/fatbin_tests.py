@@ -146,7 +146,19 @@ def case_jit(a, w):
     twice = run([a.fatbin_tool, "jit", out + ".3", "--arch", "sm_90", "-o", out + ".4"], check=False)
     if twice.returncode != 4 or "instrumented already" not in twice.stderr or os.path.exists(out + ".4"):
         raise Failure(f"instrumented PTX: expected exit 4 and nothing written: {twice.returncode} {twice.stderr}")
-    print(first.stderr + again.stderr + older.stderr + none.stderr + named.stderr + twice.stderr, end="")
+    # Register caps measured with ptxas, as cucatch-nvcc's; a ptxas that cannot run: instrumented
+    # without them, exit status 5 saying why.
+    capped = run([a.fatbin_tool, "jit", exe, "--arch", "sm_90", "-o", out + ".5", "--ptxas", a.ptxas])
+    if "with register caps" not in capped.stderr:
+        raise Failure(f"--ptxas: expected register caps: {capped.stderr}")
+    uncapped = run([a.fatbin_tool, "jit", exe, "--arch", "sm_90", "-o", out + ".6", "--ptxas", "/nonexistent/ptxas"],
+                   check=False)
+    if uncapped.returncode != 5 or "without register caps" not in uncapped.stderr or \
+            "__cucatch_state" not in open(out + ".6").read():
+        raise Failure(f"a ptxas that cannot run: expected exit 5 and the module instrumented: {uncapped.returncode} "
+                      f"{uncapped.stderr}")
+    print(first.stderr + again.stderr + older.stderr + none.stderr + named.stderr + twice.stderr + capped.stderr +
+          uncapped.stderr, end="")
 
 
 def case_compression(a, w):
