@@ -10,6 +10,7 @@ namespace cucatch::instrument {
 
 UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& options) {
   refuseInstrumented(module);
+  refuseUnsupported(module);
   UnitResult unit;
   unit.unit = unitId(module);
   // The check passes share each function's analysis; the function's report block and

@@ -28,6 +28,22 @@ void refuseInstrumented(const Module& module) {
           throw std::runtime_error("module is already instrumented (it defines " CUCATCH_STATE_SYMBOL ")");
 }
 
+void refuseUnsupported(const Module& module) {
+  // What the inserted code needs: .weak declarations (PTX ISA 3.1), 64-bit addresses, and
+  // instructions of sm_20 and later (atom, membar.sys). Older PTX (a CUDA 2-era module kept as
+  // a string, as cuda-samples' matrixMulDynlinkJIT loads) would not assemble once instrumented.
+  const VersionDirective* version = module.version();
+  if (version && (version->major() < 3 || (version->major() == 3 && version->minor() < 1)))
+    throw std::runtime_error(fmt::format("PTX ISA {} is older than cucatch instruments (3.1 and later)",
+                                         version->version));
+  for (const auto& item : module.items)
+    if (auto* a = std::get_if<AddressSizeDirective>(&item); a && a->bits != 64)
+      throw std::runtime_error(fmt::format("{}-bit addresses: cucatch instruments 64-bit code only", a->bits));
+  std::string target = module.smTarget();
+  if (target.rfind("sm_1", 0) == 0 && target.size() == 5)
+    throw std::runtime_error(fmt::format(".target {} is older than cucatch instruments (sm_20 and later)", target));
+}
+
 std::string siteTableJson(const Module& module, const UnitResult& result) {
   nlohmann::json files = nlohmann::json::object();
   for (const auto& item : module.items)

@@ -226,6 +226,10 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
   }
   if (status == kHelperInstrumentedAlready) return nullptr;
   if (status == kHelperNoPtx) {
+    // The helper names its input file (a temporary one): only its reason is said.
+    size_t reason = said.find("not instrumented on sm_");
+    if (reason != std::string::npos && (reason = said.find(": ", reason)) != std::string::npos)
+      said = said.substr(reason + 2);
     sayOnce("no PTX " + name, fmt::format("cucatch: note: {} is not instrumented ({}): its kernels run unchecked, with "
                                           "untagged arguments\n",
                                           name, said));

@@ -54,6 +54,14 @@ Runtime::Runtime() : options_(Options::defaults()) {
     _exit(2);
   }
   // Settled here, before any thread allocates (the first tagged pointer) or reads the option.
+  // JIT mode runs binaries whose modules are often not instrumented (SASS only, -rdc, libraries),
+  // and an uninstrumented kernel faults on a tagged pointer it reads from memory (cuda-samples'
+  // cdpQuadtree and cdpAdvancedQuicksort did): tags are off there unless asked for.
+  const char* tagsAsked = std::getenv("CUCATCH_TAGS");
+  if (options_.jit && options_.tags && !(tagsAsked && *tagsAsked)) {
+    options_.tags = false;
+    log("JIT mode: pointer tags off (CUCATCH_TAGS=1 turns them on)");
+  }
   if (options_.tags) keepTagsOffStaticLibraries();
   std::atexit([] { Runtime::get().atExit(); });
 }

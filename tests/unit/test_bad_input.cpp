@@ -130,3 +130,30 @@ TEST_CASE("inputs the fuzzer once broke keep their properties", "[bad-input]") {
   }
   CHECK(n > 0);
 }
+
+// ---- PTX older than the inserted code can be assembled with: refused with the reason, so that a
+// program that loads such PTX at run time gets its module as it is (JitLoader), never a module
+// the driver cannot compile.
+#include "instrument/Instrument.h"
+
+TEST_CASE("PTX the instrumentation cannot be assembled with is refused, saying why", "[bad-input]") {
+  auto refusal = [](const std::string& text) -> std::string {
+    auto parsed = cucatch::ptx::parseModule(text, "old.ptx");
+    REQUIRE(parsed.ok());
+    try {
+      cucatch::instrument::instrumentModule(*parsed.module);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string body = ".entry k (.param .u64 p)\n{\n.reg .u64 %rd<3>;\n.reg .f32 %f<2>;\nld.param.u64 %rd1, [p];\n"
+                           "ld.global.f32 %f1, [%rd1];\nst.global.f32 [%rd1], %f1;\nexit;\n}\n";
+  CHECK(refusal(".version 1.4\n.target sm_10, map_f64_to_f32\n" + body) ==
+        "PTX ISA 1.4 is older than cucatch instruments (3.1 and later)");
+  CHECK(refusal(".version 3.1\n.target sm_20\n.address_size 32\n" + body) ==
+        "32-bit addresses: cucatch instruments 64-bit code only");
+  CHECK(refusal(".version 3.1\n.target sm_13\n.address_size 64\n" + body) ==
+        ".target sm_13 is older than cucatch instruments (sm_20 and later)");
+  CHECK(refusal(".version 3.1\n.target sm_30\n.address_size 64\n" + body).empty());
+}
