@@ -1,4 +1,4 @@
-// JIT mode's on-disk cache of instrumented PTX (issue 11; docs/design.md, "JIT mode"): one file
+// JIT mode's on-disk cache of instrumented PTX (issue 11; docs/runtime.md, "JIT mode and PTX loaded at run time"): one file
 // per module, named by the SHA-256 of what determines the result (the original PTX and how it
 // was instrumented), so that a second run of a program pays no instrumentation. Safe under
 // concurrent processes: an entry is written to a temporary file and renamed into place, so a
