@@ -58,9 +58,11 @@ int extract(const std::string& path, const std::string& dir) {
 constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4, kExitWithoutCaps = 5;
 
 // The PTX of one container of the fatbinaries in `path` that a device of `arch` runs: the one
-// `index` names, else the only one there is (0, or the exit status to end with).
+// `index` names, else the only one there is (0, or the exit status to end with). Messages name
+// the module `moduleName` where it is given (the runtime's input is a temporary file).
 int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<size_t> index,
                         std::optional<cucatch::jit::ChosenPtx>& chosen, std::string& moduleName) {
+  const std::string shown = moduleName.empty() ? path : moduleName;
   FatbinFile file(path);
   std::vector<std::span<const uint8_t>> containers;
   for (const auto& region : file.regions())
@@ -84,7 +86,7 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
       chosen = std::move(candidate);
     }
     if (withPtx.empty()) {
-      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", path, arch, why);
+      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", shown, arch, why);
       return kExitNoPtx;
     }
     if (withPtx.size() > 1) {
@@ -103,8 +105,11 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
   }
   if (!chosen) chosen = cucatch::jit::choosePtx(containers[n], arch);
   if (!chosen->text) {
-    fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
-               chosen->description);
+    if (moduleName.empty())
+      fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
+                 chosen->description);
+    else
+      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}: {}\n", moduleName, arch, chosen->description);
     return kExitNoPtx;
   }
   if (moduleName.empty()) moduleName = fmt::format("{} (container {})", path, n);
@@ -123,11 +128,15 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   std::optional<cucatch::jit::ChosenPtx> chosen;
   std::string moduleName = name;
   {
+    // Its start tells PTX text from the binary formats; only PTX is read whole here.
     std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.eof() && !in) throw std::runtime_error(fmt::format("{}: cannot be read", path));
-    std::span<const uint8_t> head(reinterpret_cast<const uint8_t*>(text.data()), std::min<size_t>(text.size(), 4096));
-    if (cucatch::jit::classifyImage(head) == cucatch::jit::ImageKind::Ptx) {
+    if (!in) throw std::runtime_error(fmt::format("{}: cannot be read", path));
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (cucatch::jit::classifyImage(std::span(reinterpret_cast<const uint8_t*>(head.data()), head.size())) ==
+        cucatch::jit::ImageKind::Ptx) {
+      std::string text = head + std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       text.resize(std::strlen(text.c_str()));  // up to the terminator a PTX image handed to the driver has
       chosen = cucatch::jit::ChosenPtx{std::move(text), "PTX text"};
       if (moduleName.empty()) moduleName = path;
@@ -138,7 +147,7 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     if (status != 0) return status;
   }
   if (cucatch::jit::isInstrumented(*chosen->text)) {
-    fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", path, chosen->description);
+    fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", moduleName, chosen->description);
     return kExitInstrumentedAlready;
   }
   std::optional<cucatch::jit::PtxCache> cache;

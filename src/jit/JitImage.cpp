@@ -37,8 +37,6 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
   }
 }
 
-bool isInstrumented(std::string_view ptx) { return ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos; }
-
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
                               const std::string& rewriterIdentity, const PtxCache* cache, const RegisterCaps* caps) {
   // The ABI version is part of what the runtime checks; the identity covers everything else.

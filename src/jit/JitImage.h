@@ -13,6 +13,7 @@
 
 #include "fatbin/Image.h"
 #include "jit/PtxCache.h"
+#include "runtime/cucatch_abi.h"
 
 namespace cucatch::jit {
 
@@ -33,7 +34,8 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
 
 // Whether `ptx` was instrumented already (by cucatch-nvcc: a fatbinary of a cucatch build, or
 // PTX a cucatch run wrote): its module declares the runtime state.
-bool isInstrumented(std::string_view ptx);
+// (Inline: the runtime asks it too, without linking the rewriter.)
+inline bool isInstrumented(std::string_view ptx) { return ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos; }
 
 struct InstrumentedPtx {
   std::string text;

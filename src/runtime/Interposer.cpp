@@ -240,11 +240,9 @@ HOOK_SINCE(cuLinkAddData, 6050)(Fn real, CUlinkState state, CUjitInputType type,
 HOOK_SINCE(cuLinkAddFile, 6050)(Fn real, CUlinkState state, CUjitInputType type, const char* path, unsigned n,
                                 CUjit_option* options, void** values) {
   if (type == CU_JIT_INPUT_PTX || type == CU_JIT_INPUT_FATBINARY)
-    if (const void* image = rt().fileImageToLoad(path)) {
-      const char* ptx = static_cast<const char*>(image);
+    if (const char* ptx = rt().linkFileToLoad(path, type == CU_JIT_INPUT_PTX))
       return rt().driver().cuLinkAddData(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx), std::strlen(ptx) + 1, path,
                                          n, options, values);
-    }
   return real(state, type, path, n, options, values);
 }};
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {

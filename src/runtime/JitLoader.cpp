@@ -18,8 +18,8 @@
 #include <fmt/format.h>
 
 #include "fatbin/Image.h"
+#include "jit/JitImage.h"
 #include "runtime/Report.h"
-#include "runtime/cucatch_abi.h"
 
 extern char** environ;
 
@@ -123,7 +123,7 @@ std::string JitLoader::findHelper(const std::string& runtimePath) {
   return {};
 }
 
-const char* JitLoader::replacement(const void* image, unsigned deviceArch, bool jitMode) {
+const char* JitLoader::replacement(const void* image) {
   if (!image) return nullptr;
   const auto* first = static_cast<const uint8_t*>(image);
   // Text first (a short PTX string may end before four bytes could be read): PTX starts with a
@@ -134,10 +134,9 @@ const char* JitLoader::replacement(const void* image, unsigned deviceArch, bool 
     std::string_view ptx(static_cast<const char*>(image));
     auto head = std::span(reinterpret_cast<const uint8_t*>(ptx.data()), std::min<size_t>(ptx.size(), 4096));
     if (fatbin::classifyImage(head) != fatbin::ImageKind::Ptx) return nullptr;
-    if (ptx.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos) return nullptr;  // instrumented already
-    return instrument(std::string(ptx), fmt::format("run-time PTX {}", ++images_), deviceArch);
+    return instrumentPtx(std::string(ptx), fmt::format("run-time PTX {}", ++images_), false);
   }
-  if (!jitMode) return nullptr;
+  if (!jitMode_) return nullptr;
   auto kind = fatbin::classifyImage(std::span(first, 4));
   const void* container = kind == fatbin::ImageKind::Fatbinary          ? image
                           : kind == fatbin::ImageKind::FatbinaryWrapper ? fatbin::wrappedContainer(image)
@@ -154,45 +153,57 @@ const char* JitLoader::replacement(const void* image, unsigned deviceArch, bool 
     return nullptr;
   }
   std::string name = object.empty() ? fmt::format("fatbinary {}", ++images_) : object;
-  return instrument(std::string(static_cast<const char*>(container), *size), name, deviceArch);
+  return instrument(std::string(static_cast<const char*>(container), *size), name, false);
 }
 
-const char* JitLoader::replacementForFile(const char* path, unsigned deviceArch, bool jitMode) {
+const char* JitLoader::replacementForFile(const char* path) {
   if (!path) return nullptr;
   std::string bytes = readFile(path);
   if (bytes.size() < 4) return nullptr;  // the driver says what is wrong with it
   auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()),
                                               std::min<size_t>(bytes.size(), 4096)));
   std::lock_guard lock(mutex_);
-  if (kind == fatbin::ImageKind::Ptx) {
-    if (bytes.find(CUCATCH_STATE_SYMBOL) != std::string::npos) return nullptr;
-    return instrument(bytes, path, deviceArch);
-  }
-  if (kind == fatbin::ImageKind::Fatbinary && jitMode) return instrument(bytes, path, deviceArch);
+  if (kind == fatbin::ImageKind::Ptx) return instrumentPtx(std::move(bytes), path, false);
+  if (kind == fatbin::ImageKind::Fatbinary && jitMode_) return instrument(bytes, path, false);
   return nullptr;
 }
 
-const char* JitLoader::replacementForLink(const void* data, size_t size, bool ptx, const char* name,
-                                          unsigned deviceArch, bool jitMode) {
-  if (!data || size == 0 || (!ptx && !jitMode)) return nullptr;
+const char* JitLoader::replacementForLink(const void* data, size_t size, bool ptx, const char* name) {
+  if (!data || size == 0 || (!ptx && !jitMode_)) return nullptr;
   std::string bytes(static_cast<const char*>(data), size);
   std::lock_guard lock(mutex_);
   std::string label = name && *name ? name : fmt::format("linked input {}", ++images_);
+  // A link's inputs are relocatable code: no register caps (JitLoader.h).
   if (!ptx) {
     auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-    return kind == fatbin::ImageKind::Fatbinary ? instrument(bytes, label, deviceArch, true) : nullptr;
+    return kind == fatbin::ImageKind::Fatbinary ? instrument(bytes, label, true) : nullptr;
   }
   bytes.resize(std::strlen(bytes.c_str()));  // up to a terminator the size may include
-  if (bytes.find(CUCATCH_STATE_SYMBOL) != std::string::npos) return nullptr;
-  return instrument(bytes, label, deviceArch, true);
+  return instrumentPtx(std::move(bytes), label, true);
 }
 
-const char* JitLoader::instrument(const std::string& bytes, const std::string& name, unsigned deviceArch,
-                                  bool relocatable) {
+const char* JitLoader::replacementForLinkFile(const char* path, bool ptx) {
+  if (!path) return nullptr;
+  std::string bytes = readFile(path);
+  return replacementForLink(bytes.data(), bytes.size(), ptx, path);
+}
+
+const char* JitLoader::instrumentPtx(std::string ptx, const std::string& name, bool relocatable) {
+  if (jit::isInstrumented(ptx)) return nullptr;  // a cucatch-nvcc build's, or one handed out here
+  return instrument(ptx, name, relocatable);
+}
+
+const char* JitLoader::instrument(const std::string& bytes, const std::string& name, bool relocatable) {
   if (helper_.empty()) {
     sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "
                       "the program loads cannot be instrumented: such modules run unchecked, with untagged "
                       "arguments\n");
+    return nullptr;
+  }
+  unsigned deviceArch = deviceArch_();
+  if (!deviceArch) {
+    sayOnce("arch", "cucatch: warning: the driver does not say the device's architecture, so PTX the program loads "
+                    "cannot be instrumented: such modules run unchecked, with untagged arguments\n");
     return nullptr;
   }
   TempFiles files;
@@ -211,6 +222,7 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
   int status = runHelper({helper_, "jit", files.input(), "--arch", fmt::format("sm_{}", deviceArch), "-o",
                           files.output(), "--cache", "auto", "--name", name, "--ptxas", relocatable ? "none" : "auto"},
                          files.messages());
+  // What the helper says names the module by `name` (it never shows its temporary input).
   std::string said = trimmed(readFile(files.messages()));
   if (said.rfind("cucatch-fatbin: ", 0) == 0) said = said.substr(16);
   if (status == kHelperWithoutCaps)
@@ -226,13 +238,8 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
   }
   if (status == kHelperInstrumentedAlready) return nullptr;
   if (status == kHelperNoPtx) {
-    // The helper names its input file (a temporary one): only its reason is said.
-    size_t reason = said.find("not instrumented on sm_");
-    if (reason != std::string::npos && (reason = said.find(": ", reason)) != std::string::npos)
-      said = said.substr(reason + 2);
-    sayOnce("no PTX " + name, fmt::format("cucatch: note: {} is not instrumented ({}): its kernels run unchecked, with "
-                                          "untagged arguments\n",
-                                          name, said));
+    sayOnce("no PTX " + name,
+            fmt::format("cucatch: note: {}; its kernels run unchecked, with untagged arguments\n", said));
     return nullptr;
   }
   sayOnce("failed " + name, fmt::format("cucatch: warning: {} could not be instrumented, so it loads as it is and runs "

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -29,33 +30,39 @@ namespace cucatch::runtime {
 class JitLoader {
  public:
   // `helper`: the path of cucatch-fatbin; empty where it was not found (then nothing can be
-  // instrumented, which is said once, at the first image that needed it).
-  explicit JitLoader(std::string helper) : helper_(std::move(helper)) {}
+  // instrumented, which is said once, at the first image that needed it). `jitMode`:
+  // fatbinaries are instrumented too. `deviceArch`: the compute capability (90 for 9.0) of the
+  // device a module is loaded for, 0 where unknown; asked only when something is instrumented.
+  JitLoader(std::string helper, bool jitMode, std::function<unsigned()> deviceArch)
+      : helper_(std::move(helper)), jitMode_(jitMode), deviceArch_(std::move(deviceArch)) {}
 
-  // What to load instead of `image` (handed to the driver by the program), on a device of
-  // compute capability `deviceArch` (90 for 9.0): the instrumented PTX, NUL-terminated and kept
-  // for the life of the process; nullptr to load `image` as it is. `jitMode`: fatbinaries too.
-  const char* replacement(const void* image, unsigned deviceArch, bool jitMode);
-  // The same for an image in a file (cuModuleLoad, cuLibraryLoadFromFile, cuLinkAddFile).
-  const char* replacementForFile(const char* path, unsigned deviceArch, bool jitMode);
+  // What to load instead of `image` (handed to the driver by the program): the instrumented
+  // PTX, NUL-terminated and kept for the life of the process; nullptr to load `image` as it is.
+  const char* replacement(const void* image);
+  // The same for an image in a file (cuModuleLoad, cuLibraryLoadFromFile).
+  const char* replacementForFile(const char* path);
   // The same for an input of a link at run time (cuLinkAddData, nvJitLinkAddData): `size` bytes
-  // of PTX (`ptx`) or of a fatbinary, named `name` by the program (may be null).
-  const char* replacementForLink(const void* data, size_t size, bool ptx, const char* name, unsigned deviceArch,
-                                 bool jitMode);
+  // of PTX (`ptx`) or of a fatbinary, named `name` by the program (may be null); and for one in
+  // a file (cuLinkAddFile, nvJitLinkAddFile).
+  const char* replacementForLink(const void* data, size_t size, bool ptx, const char* name);
+  const char* replacementForLinkFile(const char* path, bool ptx);
 
   // The helper's location for a runtime library at `runtimePath`: ../tools/cucatch-fatbin (a
   // build tree) or ../bin/cucatch-fatbin (an installation); empty if neither exists.
   static std::string findHelper(const std::string& runtimePath);
 
  private:
-  // Runs the helper on `bytes`, named `name` in reports, with register caps unless
-  // `relocatable`; nullptr where it gives nothing to load.
-  const char* instrument(const std::string& bytes, const std::string& name, unsigned deviceArch,
-                         bool relocatable = false);
+  // `ptx` instrumented (instrument), or nullptr where it is instrumented already.
+  const char* instrumentPtx(std::string ptx, const std::string& name, bool relocatable);
+  // Runs the helper on `bytes` (PTX or a fatbinary), named `name` in reports, with register
+  // caps unless `relocatable`; nullptr where it gives nothing to load. Called with mutex_ held.
+  const char* instrument(const std::string& bytes, const std::string& name, bool relocatable);
   // Says `text` on stderr once per `key`.
   void sayOnce(const std::string& key, const std::string& text);
 
-  std::string helper_;
+  const std::string helper_;
+  const bool jitMode_;
+  const std::function<unsigned()> deviceArch_;
   std::mutex mutex_;
   std::deque<std::string> loaded_;  // every replacement handed out (the driver may keep a pointer)
   std::set<std::string> said_;

@@ -183,11 +183,9 @@ CUCATCH_LIBRARY_API nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle hand
 CUCATCH_LIBRARY_API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType type,
                                                             const char* path) {
   if (type == NVJITLINK_INPUT_PTX || type == NVJITLINK_INPUT_FATBIN)
-    if (const void* image = Runtime::get().fileImageToLoad(path)) {
-      const char* ptx = static_cast<const char*>(image);
+    if (const char* ptx = Runtime::get().linkFileToLoad(path, type == NVJITLINK_INPUT_PTX))
       return callLibrary<k_nvJitLinkAddData>(NVJITLINK_ERROR_INTERNAL, handle, NVJITLINK_INPUT_PTX,
                                              static_cast<const void*>(ptx), std::strlen(ptx) + 1, path);
-    }
   return callLibrary<k_nvJitLinkAddFile>(NVJITLINK_ERROR_INTERNAL, handle, type, path);
 }
 

@@ -58,11 +58,12 @@ Runtime::Runtime() : options_(Options::defaults()) {
   // and an uninstrumented kernel faults on a tagged pointer it reads from memory (cuda-samples'
   // cdpQuadtree and cdpAdvancedQuicksort did): tags are off there unless asked for.
   const char* tagsAsked = std::getenv("CUCATCH_TAGS");
-  if (options_.jit && options_.tags && !(tagsAsked && *tagsAsked)) {
+  if (tagsAsked && !*tagsAsked) tagsAsked = nullptr;
+  if (options_.jit && options_.tags && !tagsAsked) {
     options_.tags = false;
     log("JIT mode: pointer tags off (CUCATCH_TAGS=1 turns them on)");
   }
-  if (options_.tags) keepTagsOffStaticLibraries();
+  if (options_.tags) keepTagsOffStaticLibraries(tagsAsked);
   std::atexit([] { Runtime::get().atExit(); });
 }
 
@@ -99,7 +100,7 @@ void Runtime::restoreCapture(CUstreamCaptureMode saved) { d_.cuThreadExchangeStr
 
 // ------------------------------------------------------------------------------ device tables
 
-void Runtime::keepTagsOffStaticLibraries() {
+void Runtime::keepTagsOffStaticLibraries(const char* asked) {
   // The program's table, kept for the reports' backtraces (symbolize), which look it up by the
   // same name.
   const ElfSymbols& program = elfSymbols_.emplace("/proc/self/exe", ElfSymbols::load("/proc/self/exe")).first->second;
@@ -109,8 +110,7 @@ void Runtime::keepTagsOffStaticLibraries() {
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   std::string where = fmt::format("{} defines {}", n > 0 ? std::string(exe, static_cast<size_t>(n)) : "the program",
                                   entryPoint);
-  const char* asked = std::getenv("CUCATCH_TAGS");
-  if (asked && *asked) {
+  if (asked) {
     writeStderr(fmt::format("cucatch: warning: cuFFT is linked statically ({}), where cucatch cannot untag the "
                             "buffers it keeps in device memory; CUCATCH_TAGS={} keeps tags on, so its kernels may "
                             "fault on tagged pointers they read from there\n",
@@ -633,37 +633,31 @@ std::string jitHelper() {
 
 JitLoader& Runtime::jitLoader() {
   std::lock_guard lock(mutex_);
-  if (!jit_) jit_.emplace(jitHelper());
+  if (!jit_) jit_.emplace(jitHelper(), options_.jit, [this] { return deviceArchitecture(); });
   return *jit_;
 }
 
-const void* Runtime::imageToLoad(const void* image) {
-  unsigned arch = deviceArchitecture();
-  if (!arch) {
-    log("a module load on a device whose architecture the driver does not give: loaded as it is");
-    return nullptr;
-  }
-  const char* replaced = jitLoader().replacement(image, arch, options_.jit);
-  log(fmt::format("module image {}: {}", image, replaced ? "instrumented PTX loaded in its place" : "loaded as it is"));
+const char* Runtime::loaded(const char* what, const char* name, const char* replaced) {
+  if (options_.debug)
+    log(fmt::format("{}{}{}: {}", what, name ? " " : "", name ? name : "",
+                    replaced ? "instrumented PTX in its place" : "as it is"));
   return replaced;
+}
+
+const void* Runtime::imageToLoad(const void* image) {
+  return loaded("module image", nullptr, jitLoader().replacement(image));
 }
 
 const void* Runtime::fileImageToLoad(const char* path) {
-  unsigned arch = deviceArchitecture();
-  if (!arch) return nullptr;
-  const char* replaced = jitLoader().replacementForFile(path, arch, options_.jit);
-  log(fmt::format("module file {}: {}", path ? path : "(null)",
-                  replaced ? "instrumented PTX loaded in its place" : "loaded as it is"));
-  return replaced;
+  return loaded("module file", path, jitLoader().replacementForFile(path));
 }
 
 const char* Runtime::linkInputToLoad(const void* data, size_t size, bool ptx, const char* name) {
-  unsigned arch = deviceArchitecture();
-  if (!arch) return nullptr;
-  const char* replaced = jitLoader().replacementForLink(data, size, ptx, name, arch, options_.jit);
-  log(fmt::format("link input {}: {}", name ? name : "(unnamed)",
-                  replaced ? "instrumented PTX linked in its place" : "linked as it is"));
-  return replaced;
+  return loaded("link input", name, jitLoader().replacementForLink(data, size, ptx, name));
+}
+
+const char* Runtime::linkFileToLoad(const char* path, bool ptx) {
+  return loaded("link input file", path, jitLoader().replacementForLinkFile(path, ptx));
 }
 
 CUdeviceptr Runtime::untaggedPointerArray(const void* array, int64_t count, CUstream stream) {

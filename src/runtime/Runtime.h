@@ -109,8 +109,9 @@ class Runtime {
   const void* imageToLoad(const void* image);
   const void* fileImageToLoad(const char* path);
   // The same for an input of a link at run time (cuLinkAddData, nvJitLink): PTX, or in JIT mode
-  // a fatbinary; nullptr to link the input as it is.
+  // a fatbinary; nullptr to link the input as it is. And for one in a file (cuLinkAddFile).
   const char* linkInputToLoad(const void* data, size_t size, bool ptx, const char* name);
+  const char* linkFileToLoad(const char* path, bool ptx);
   const Driver& driver() const { return d_; }
 
   void log(const std::string& line);
@@ -133,8 +134,9 @@ class Runtime {
   // false when there is no current context or its tables could not be made.
   bool ensureDevice();
   // Turns tags off (with a note) where a library whose API is wrapped is linked statically into
-  // the program, so that its calls are not intercepted (Libraries.h); from the constructor.
-  void keepTagsOffStaticLibraries();
+  // the program, so that its calls are not intercepted (Libraries.h), unless CUCATCH_TAGS was
+  // set (`asked`: its value, or null); from the constructor.
+  void keepTagsOffStaticLibraries(const char* asked);
   void dropTables(const std::function<bool(const DeviceTables&)>& ended);
   // Whether the allocation being made was asked for by a precompiled library (a shared
   // object other than the program that does not link libcucatch): such memory stays
@@ -175,6 +177,8 @@ class Runtime {
   // where the driver cannot say.
   unsigned deviceArchitecture();
   JitLoader& jitLoader();  // made at the first load
+  // `replaced`, after the debug log says what was loaded in place of `what` `name`.
+  const char* loaded(const char* what, const char* name, const char* replaced);
 
   Options options_;
   Driver d_;

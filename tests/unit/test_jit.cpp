@@ -195,55 +195,65 @@ const char* kRunTimePtx = R"(//
 )";
 }  // namespace
 
+namespace {
+// A loader for an sm_90 device, in JIT mode or not.
+cucatch::runtime::JitLoader loaderFor(bool jitMode, std::string helper = CUCATCH_FATBIN_TOOL) {
+  return cucatch::runtime::JitLoader(std::move(helper), jitMode, [] { return 90u; });
+}
+}  // namespace
+
 TEST_CASE("JitLoader: run-time PTX is instrumented in every mode, once", "[jit]") {
   ScratchDir cache;
   setenv("CUCATCH_CACHE_DIR", cache.path.c_str(), 1);
-  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
-  const char* instrumented = loader.replacement(kRunTimePtx, 90, false);
+  auto loader = loaderFor(false);
+  const char* instrumented = loader.replacement(kRunTimePtx);
   REQUIRE(instrumented);
   std::string text(instrumented);
   CHECK(text.find(CUCATCH_STATE_SYMBOL) != std::string::npos);
   CHECK(text.find(".entry bump") != std::string::npos);
   CHECK(text.find(CUCATCH_SITES_PREFIX) != std::string::npos);  // the reports' site table travels with it
   // What it handed out is instrumented already: loaded as it is.
-  CHECK(loader.replacement(instrumented, 90, true) == nullptr);
+  CHECK(loaderFor(true).replacement(instrumented) == nullptr);
   // The helper filled the cache: the second module of the same text comes from there.
   CHECK(entriesIn(cache.path) == 1);
   unsetenv("CUCATCH_CACHE_DIR");
 }
 
 TEST_CASE("JitLoader: cubins, and fatbinaries outside JIT mode, load as they are", "[jit]") {
-  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  auto jit = loaderFor(true);
   const unsigned char cubin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
-  CHECK(loader.replacement(cubin, 90, true) == nullptr);
+  CHECK(jit.replacement(cubin) == nullptr);
   // A container header (magic, version 1, 16-byte header, no entries): outside JIT mode the
   // helper is not even asked.
   const unsigned char container[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
-  CHECK(loader.replacement(container, 90, false) == nullptr);
-  CHECK(loader.replacement(nullptr, 90, true) == nullptr);
-  CHECK(loader.replacement("not PTX at all", 90, true) == nullptr);
+  CHECK(loaderFor(false).replacement(container) == nullptr);
+  CHECK(jit.replacement(nullptr) == nullptr);
+  CHECK(jit.replacement("not PTX at all") == nullptr);
 }
 
 TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (with a warning)", "[jit]") {
-  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
-  CHECK(loader.replacement(".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n", 90, false) == nullptr);
-  cucatch::runtime::JitLoader without("");
-  CHECK(without.replacement(kRunTimePtx, 90, false) == nullptr);
+  auto loader = loaderFor(false);
+  CHECK(loader.replacement(".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n") == nullptr);
+  auto without = loaderFor(false, "");
+  CHECK(without.replacement(kRunTimePtx) == nullptr);
   CHECK(cucatch::runtime::JitLoader::findHelper("/nonexistent/lib/libcucatch.so").empty());
+  // A device whose architecture the driver does not give: nothing to instrument for.
+  cucatch::runtime::JitLoader unknownDevice(CUCATCH_FATBIN_TOOL, false, [] { return 0u; });
+  CHECK(unknownDevice.replacement(kRunTimePtx) == nullptr);
 }
 
 TEST_CASE("JitLoader: link inputs: PTX is instrumented, sized data without a terminator too", "[jit]") {
-  cucatch::runtime::JitLoader loader(CUCATCH_FATBIN_TOOL);
+  auto loader = loaderFor(false);
   std::string ptx = kRunTimePtx;
   // cuLinkAddData's size may leave out the terminator: only `size` bytes are read.
   std::string padded = ptx + "garbage that is not part of the input";
-  const char* linked = loader.replacementForLink(padded.data(), ptx.size(), true, "kernel.ptx", 90, false);
+  const char* linked = loader.replacementForLink(padded.data(), ptx.size(), true, "kernel.ptx");
   REQUIRE(linked);
   CHECK(std::string(linked).find(CUCATCH_STATE_SYMBOL) != std::string::npos);
   CHECK(std::string(linked).find("garbage") == std::string::npos);
-  CHECK(loader.replacementForLink(linked, std::strlen(linked) + 1, true, nullptr, 90, false) == nullptr);
+  CHECK(loader.replacementForLink(linked, std::strlen(linked) + 1, true, nullptr) == nullptr);
   // A fatbinary input outside JIT mode, and nothing at all: linked as they are.
   const unsigned char container[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
-  CHECK(loader.replacementForLink(container, sizeof container, false, nullptr, 90, false) == nullptr);
-  CHECK(loader.replacementForLink(nullptr, 0, true, nullptr, 90, true) == nullptr);
+  CHECK(loader.replacementForLink(container, sizeof container, false, nullptr) == nullptr);
+  CHECK(loaderFor(true).replacementForLink(nullptr, 0, true, nullptr) == nullptr);
 }
