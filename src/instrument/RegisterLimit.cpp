@@ -13,37 +13,6 @@ namespace cucatch::instrument {
 
 using namespace cucatch::ptx;
 
-std::optional<RegisterFileLimits> registerFileLimits(std::string_view arch) {
-  for (std::string_view prefix : {"sm_", "compute_"})
-    if (arch.substr(0, prefix.size()) == prefix) {
-      arch.remove_prefix(prefix.size());
-      unsigned number = 0;
-      auto [end, ec] = std::from_chars(arch.data(), arch.data() + arch.size(), number);
-      if (ec != std::errc() || end == arch.data()) return std::nullopt;
-      // Any suffix (sm_90a, sm_100f) keeps the family's limits.
-      RegisterFileLimits limits;
-      // 5.3 and 6.2 (Tegra X1 and X2) have half the register file per block; every other
-      // architecture since 5.0 has 64K registers per block, allocated per warp in units of 256.
-      if (number == 53 || number == 62) limits.registersPerBlock = 32768;
-      return limits;
-    }
-  return std::nullopt;
-}
-
-unsigned maxThreadsPerBlock(unsigned registers, const RegisterFileLimits& l) {
-  registers = std::max(registers, 1u);
-  unsigned perWarp = (registers * l.warpSize + l.allocationUnit - 1) / l.allocationUnit * l.allocationUnit;
-  unsigned warps = l.registersPerBlock / perWarp;
-  return std::min(l.maxThreadsPerBlock, warps * l.warpSize);
-}
-
-unsigned registerCapFor(unsigned threads, const RegisterFileLimits& l) {
-  unsigned cap = 1;
-  for (unsigned r = 1; r <= l.maxRegistersPerThread; ++r)
-    if (maxThreadsPerBlock(r, l) >= threads) cap = r;
-  return cap;
-}
-
 namespace {
 
 const char* ownBound(const Function& f) {

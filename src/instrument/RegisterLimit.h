@@ -23,26 +23,11 @@
 #include <string_view>
 #include <vector>
 
+#include "instrument/RegisterFile.h"
 #include "ptx/IR.h"
 
 namespace cucatch::instrument {
 
-// The register file limits of one architecture (CUDA programming guide, "Technical
-// Specifications per Compute Capability").
-struct RegisterFileLimits {
-  unsigned registersPerBlock = 65536;
-  unsigned allocationUnit = 256;  // registers are allocated per warp in units of this many
-  unsigned maxRegistersPerThread = 255;
-  unsigned maxThreadsPerBlock = 1024;
-  unsigned warpSize = 32;
-};
-// For "sm_90", "sm_90a", "sm_100f", "compute_80", ...; nullopt when the name is not one.
-std::optional<RegisterFileLimits> registerFileLimits(std::string_view arch);
-
-// The largest block a kernel using `registers` registers per thread can be launched with.
-unsigned maxThreadsPerBlock(unsigned registers, const RegisterFileLimits& limits);
-// The most registers per thread under which a block of `threads` threads still launches.
-unsigned registerCapFor(unsigned threads, const RegisterFileLimits& limits);
 
 // What was decided for one function of the module: a kernel (it goes into the unit's site
 // table, and the runtime names it when a launch fails for resources), or, in relocatable code, a
