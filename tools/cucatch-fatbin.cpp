@@ -9,13 +9,14 @@
 //                                                 of FILE on that device (FILE: a program, library
 //                                                 or fatbinary; or PTX text, instrumented as it
 //                                                 is): the PTX it runs, instrumented (--container N,
-//                                                 --cache DIR or auto, --name for the reports).
+//                                                 --cache DIR or auto, --name for the reports,
+//                                                 and cucatch-ptx's switches, such as --shared-parts).
 //                                                 The runtime runs this for each module it loads.
 //
 // Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong); for jit,
 // 3 when no PTX there runs on the device, 4 when the PTX is instrumented already (nothing
 // written then), 5 when it was instrumented without the register caps --ptxas asked for (why
-// on stderr).
+// on stderr), 6 when what it wrote is the units to link in the image's place (--relocatable-from).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -23,9 +24,12 @@
 #include <fstream>
 #include <optional>
 
+#include "CheckFlags.h"
 #include "fatbin/FatbinFile.h"
 #include "fatbin/Listing.h"
 #include "jit/JitImage.h"
+#include "fatbin/RelocatableUnits.h"
+#include "jit/LinkInputs.h"
 #include "toolchain/Ptxas.h"
 
 namespace fs = std::filesystem;
@@ -55,13 +59,13 @@ int extract(const std::string& path, const std::string& dir) {
   return 0;
 }
 
-constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4, kExitWithoutCaps = 5;
+constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4, kExitWithoutCaps = 5, kExitLinkInputs = 6;
 
 // The PTX of one container of the fatbinaries in `path` that a device of `arch` runs: the one
 // `index` names, else the only one there is (0, or the exit status to end with). Messages name
 // the module `moduleName` where it is given (the runtime's input is a temporary file).
 int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<size_t> index,
-                        std::optional<cucatch::jit::ChosenPtx>& chosen, std::string& moduleName) {
+                        std::optional<cucatch::jit::ChosenPtx>& chosen, std::string& moduleName, std::string& noPtx) {
   const std::string shown = moduleName.empty() ? path : moduleName;
   FatbinFile file(path);
   std::vector<std::span<const uint8_t>> containers;
@@ -86,7 +90,7 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
       chosen = std::move(candidate);
     }
     if (withPtx.empty()) {
-      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}:{}\n", shown, arch, why);
+      noPtx = fmt::format("{}: not instrumented on sm_{}:{}", shown, arch, why);
       return kExitNoPtx;
     }
     if (withPtx.size() > 1) {
@@ -105,11 +109,9 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
   }
   if (!chosen) chosen = cucatch::jit::choosePtx(containers[n], arch);
   if (!chosen->text) {
-    if (moduleName.empty())
-      fmt::print(stderr, "cucatch-fatbin: {} container {}: not instrumented on sm_{}: {}\n", path, n, arch,
-                 chosen->description);
-    else
-      fmt::print(stderr, "cucatch-fatbin: {}: not instrumented on sm_{}: {}\n", moduleName, arch, chosen->description);
+    noPtx = moduleName.empty()
+                ? fmt::format("{} container {}: not instrumented on sm_{}: {}", path, n, arch, chosen->description)
+                : fmt::format("{}: not instrumented on sm_{}: {}", moduleName, arch, chosen->description);
     return kExitNoPtx;
   }
   if (moduleName.empty()) moduleName = fmt::format("{} (container {})", path, n);
@@ -118,8 +120,53 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
 
 // The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`
 // (or for `path` itself, when it is PTX text).
+// The relocatable units of `object` that the image in `path` (one container) was linked from,
+// their PTX instrumented, written to `output` for the driver to link (jit/LinkInputs.h); exit
+// status 6, or 3 where the image is not such a link (`noPtx`: why the image itself cannot be).
+int linkInputs(const std::string& path, const std::string& object, unsigned arch, const std::string& output,
+               const std::string& moduleName, const std::string& noPtx, const cucatch::jit::PtxCache* cache,
+               const cucatch::jit::Switches& switches) {
+  FatbinFile image(path), relocatable(object);
+  if (image.regions().size() != 1) throw std::runtime_error(fmt::format("{}: not one fatbinary", path));
+  auto found = relocatableUnitsOf(image.regions()[0].bytes, relocatable, arch);
+  if (found.units.empty()) {
+    if (found.count == 0) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
+    else fmt::print(stderr, "cucatch-fatbin: {} (and not relinked from its relocatable units: {})\n", noPtx, found.why);
+    return kExitNoPtx;
+  }
+  std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
+  std::vector<cucatch::jit::LinkInput> inputs;
+  size_t instrumented = 0;
+  for (const auto& unit : found.units) {
+    if (!unit.ptx) {
+      inputs.push_back({cucatch::jit::LinkInput::Kind::Fatbinary, std::string(unit.container.begin(), unit.container.end()),
+                        unit.name});
+      continue;
+    }
+    // Relocatable code: no register caps here; the runtime checks the linked kernels against
+    // the image's (JitLoader.h).
+    inputs.push_back({cucatch::jit::LinkInput::Kind::Ptx,
+                      cucatch::jit::instrumentPtx(*unit.ptx, unit.name, identity, cache, nullptr, switches).text,
+                      unit.name});
+    ++instrumented;
+  }
+  size_t asTheyAre = inputs.size() - instrumented;
+  std::ofstream out(output, std::ios::binary);
+  out << cucatch::jit::packLinkInputs(inputs);
+  if (!out) {
+    fmt::print(stderr, "cucatch-fatbin: error: cannot write {}\n", output);
+    return 2;
+  }
+  fmt::print(stderr, "cucatch-fatbin: {}: relocatable device code: {} units to link again for sm_{}, {} of them "
+                     "instrumented{}\n",
+             moduleName, inputs.size(), arch, instrumented,
+             asTheyAre ? fmt::format(" ({} without PTX for the device, linked as they are)", asTheyAre) : "");
+  return kExitLinkInputs;
+}
+
 int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
-        const std::string& cacheDir, const std::string& name, const std::string& ptxasChoice) {
+        const std::string& cacheDir, const std::string& name, const std::string& ptxasChoice,
+        const cucatch::tools::CheckFlags& flags, const std::string& relocatableFrom) {
   unsigned arch = 0;
   if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
     fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
@@ -142,23 +189,29 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
       if (moduleName.empty()) moduleName = path;
     }
   }
+  std::optional<cucatch::jit::PtxCache> cache;
+  std::string cacheDirectory = cacheDir == "auto" ? cucatch::jit::PtxCache::defaultDirectory() : cacheDir;
+  if (!cacheDirectory.empty()) cache.emplace(cacheDirectory, uint64_t(1) << 30);
+  cucatch::jit::Switches switches{flags.options(), flags.describe()};
   if (!chosen) {
-    int status = chooseFromFatbinary(path, arch, index, chosen, moduleName);
+    std::string noPtx;  // why not, where the status says so
+    int status = chooseFromFatbinary(path, arch, index, chosen, moduleName, noPtx);
+    if (status == kExitNoPtx && !relocatableFrom.empty())
+      return linkInputs(path, relocatableFrom, arch, output, moduleName.empty() ? path : moduleName, noPtx,
+                        cache ? &*cache : nullptr, switches);
+    if (status == kExitNoPtx) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
     if (status != 0) return status;
   }
   if (cucatch::jit::isInstrumented(*chosen->text)) {
     fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", moduleName, chosen->description);
     return kExitInstrumentedAlready;
   }
-  std::optional<cucatch::jit::PtxCache> cache;
-  std::string cacheDirectory = cacheDir == "auto" ? cucatch::jit::PtxCache::defaultDirectory() : cacheDir;
-  if (!cacheDirectory.empty()) cache.emplace(cacheDirectory, uint64_t(1) << 30);
   // Register caps, measured with ptxas for the device (as cucatch-nvcc sets them); where that
   // cannot be done the module is instrumented without them, and the exit status says so.
   std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
   std::optional<cucatch::jit::RegisterCaps> caps;
   std::string withoutCaps;
-  if (ptxasChoice != "none") {
+  if (ptxasChoice != "none" && flags.measureRegisters()) {
     std::string ptxas = ptxasChoice == "auto" ? cucatch::toolchain::findPtxas() : ptxasChoice;
     if (ptxas.empty()) withoutCaps = "no ptxas found (CUCATCH_PTXAS, CUDA_HOME, /usr/local/cuda or PATH)";
     else caps = cucatch::jit::RegisterCaps{ptxas, archName};
@@ -166,11 +219,12 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   cucatch::jit::InstrumentedPtx result;
   try {
     result = cucatch::jit::instrumentPtx(*chosen->text, moduleName, identity, cache ? &*cache : nullptr,
-                                         caps ? &*caps : nullptr);
+                                         caps ? &*caps : nullptr, switches);
   } catch (const std::exception& e) {
     if (!caps) throw;
     withoutCaps = fmt::format("measuring its registers failed: {}", e.what());
-    result = cucatch::jit::instrumentPtx(*chosen->text, moduleName, identity, cache ? &*cache : nullptr);
+    result = cucatch::jit::instrumentPtx(*chosen->text, moduleName, identity, cache ? &*cache : nullptr, nullptr,
+                                         switches);
   }
   std::ofstream out(output, std::ios::binary);
   out << result.text;
@@ -218,9 +272,18 @@ int main(int argc, char** argv) {
                          "cap each instrumented kernel's registers as cucatch-nvcc does, measuring with this ptxas for "
                          "--arch (auto: the toolkit's; none, the default: no caps; exit status 5 where they could not "
                          "be measured)");
+  std::string relocatableFrom;
+  jitCommand->add_option("--relocatable-from", relocatableFrom,
+                         "where FILE (one container) has no PTX for --arch: if it was linked from the relocatable "
+                         "device code (-rdc) of this program or library, write the units to link in its place, "
+                         "their PTX instrumented, to -o (exit status 6)");
+  // cucatch-ptx's switches (the runtime passes those of CUCATCH_PTX_FLAGS, as cucatch-nvcc does).
+  cucatch::tools::CheckFlags checkFlags;
+  checkFlags.addTo(*jitCommand);
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName, ptxasChoice);
+    if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName, ptxasChoice, checkFlags,
+                                relocatableFrom);
     if (*list) {
       std::vector<ListedEntry> all;
       for (const auto& f : files) {

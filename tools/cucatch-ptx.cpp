@@ -23,6 +23,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "CheckFlags.h"
 #include "instrument/Instrument.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
@@ -153,31 +154,9 @@ int main(int argc, char** argv) {
   app.add_option("--module-name", moduleName,
                  "the module's name in the site table, which reports show (default: the input path; "
                  "cucatch-nvcc passes the .cu file and the virtual architecture)");
-  bool sharedParts = false;
-  app.add_flag("--shared-parts", sharedParts,
-               "check accesses to a kernel's dynamic shared memory against the part of it they address, where "
-               "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
-               "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
-               "steps below it (a stencil's halo) is reported");
-  bool noDominated = false;
-  app.add_flag("--no-dominated", noDominated,
-               "give an access its own check also where a dominating access through the same, unchanged address "
-               "already checked a range that contains it (to measure what leaving those checks out saves)");
-  bool loopRanges = false;
-  app.add_flag("--loop-ranges", loopRanges,
-               "check the affine accesses of a strided loop once, before it, for the loop's whole range, and jump "
-               "over their own checks where that passes. Pays in loops of many iterations per thread; costs in "
-               "short ones (measured: a warp-per-row SpMV of 16 nonzeros per row ran 7% slower)");
-  bool noCoalesce = false;
-  app.add_flag("--no-coalesce", noCoalesce,
-               "give every access its own check, where accesses through one address in straight-line code "
-               "would share one range check (to measure what coalescing saves)");
-  std::string registerLimit = "measure", ptxas, ptxasArch, ptxasOptions;
-  app.add_option("--register-limit", registerLimit,
-                 "measure (default): compile the original with ptxas to learn each kernel's registers, and "
-                 "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
-                 "launches; none: no cap")
-      ->check(CLI::IsMember({"measure", "none"}));
+  cucatch::tools::CheckFlags flags;
+  flags.addTo(app);
+  std::string ptxas, ptxasArch, ptxasOptions;
   app.add_option("--ptxas", ptxas, "the ptxas that measures the original (default: the toolkit's)");
   app.add_option("--ptxas-arch", ptxasArch, "the architecture to measure for (default: the module's .target)");
   app.add_option("--ptxas-options", ptxasOptions,
@@ -197,13 +176,9 @@ int main(int argc, char** argv) {
   if (!moduleName.empty()) module.sourceName = moduleName;
   std::optional<unsigned> moduleCap;  // ptxas -maxrregcount the whole module needs
   if (mode == "check") {
-    cucatch::instrument::InstrumentOptions options;
-    options.dynamicSharedParts = sharedParts;
-    options.coalesceChecks = !noCoalesce;
-    options.removeDominatedChecks = !noDominated;
-    options.loopRangeChecks = loopRanges;
+    cucatch::instrument::InstrumentOptions options = flags.options();
     try {
-      if (registerLimit == "measure" && !module.functions().empty()) {
+      if (flags.measureRegisters() && !module.functions().empty()) {
         std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;
         auto limits = cucatch::instrument::registerFileLimits(arch);
         if (!limits) {

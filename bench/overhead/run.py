@@ -7,6 +7,8 @@ Runs, in this order, each as separate processes, --repeats times (default 3):
   cucatch   DIR/PROGRAM.cucatch   --reps N   (built with cucatch-nvcc)
   tags-off  CUCATCH_TAGS=0 DIR/PROGRAM.cucatch --reps N   (the same binary without tagged
             pointers, to tell their cost apart; --no-tags-off skips it)
+  jit       CUCATCH_RUN --jit -- DIR/PROGRAM.plain --reps N   (the plain build in JIT mode, only
+            with --jit CUCATCH_RUN: instrumented when it loads; the kernels' times exclude that)
   memcheck  compute-sanitizer --tool memcheck DIR/PROGRAM.plain --reps M
 
 PROGRAM is overhead (bench/overhead: kernels, timed with CUDA events) unless --program says
@@ -85,7 +87,7 @@ RES_USAGE_RE = re.compile(r"^\s*REG:(?P<reg>\d+) STACK:(?P<stack>\d+) .*\bLOCAL:
 CUOBJDUMP_FALLBACKS = ["/opt/cucatch-pip/cuobjdump/nvidia/cu13/bin/cuobjdump",
                        "/usr/local/cuda/bin/cuobjdump"]
 # Configurations: what the table calls them, and the environment each adds.
-LABELS = {"plain": "plain", "cucatch": "cucatch", "tags_off": "tags-off", "memcheck": "memcheck"}
+LABELS = {"plain": "plain", "cucatch": "cucatch", "tags_off": "tags-off", "jit": "jit", "memcheck": "memcheck"}
 ENVS = {"tags_off": {"CUCATCH_TAGS": "0"}}
 # The length before each component of a mangled name (unqualified_name).
 LENGTH_RE = re.compile(r"[1-9]\d*")
@@ -689,6 +691,8 @@ def parse_args(argv):
     ap.add_argument("--sanitizer", help="compute-sanitizer to use (default: PATH, then /usr/local/cuda/bin)")
     ap.add_argument("--no-tags-off", action="store_true",
                     help="skip the runs of the cucatch binary with CUCATCH_TAGS=0")
+    ap.add_argument("--jit", metavar="CUCATCH_RUN",
+                    help="also run the plain build under `CUCATCH_RUN --jit` (JIT mode), as the column jit")
     ap.add_argument("--repeats", type=int, default=3, help="processes per configuration (3)")
     ap.add_argument("--kernel", action="append", help="only this kernel (repeatable; default: all)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per process (600)")
@@ -722,6 +726,11 @@ def run_benchmarks(args):
     commands = {"plain": [plain], "cucatch": [cucatch]}
     if not args.no_tags_off:
         commands["tags_off"] = [cucatch]
+    if args.jit:
+        if not os.access(args.jit, os.X_OK):
+            log(f"run.py: --jit {args.jit}: not an executable cucatch-run")
+            return None
+        commands["jit"] = [args.jit, "--jit", "--", plain]
     sanitizer = None
     if not args.no_sanitizer:
         sanitizer = find_sanitizer(args.sanitizer)

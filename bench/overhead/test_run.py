@@ -357,6 +357,24 @@ class RunPyTest(unittest.TestCase):
         self.assertIn("reps: plain/cucatch/tags-off 20, memcheck 5", p.stdout)
         self.assertIn("tags-off: CUCATCH_TAGS=0 " + os.path.join(fx.bin, "overhead.cucatch"), p.stderr)
 
+    def test_jit_runs_the_plain_binary_under_cucatch_run(self):
+        fx = Fixture(self.tmp)
+        # A cucatch-run stand-in: runs what follows "--" with the fake's extra scale 1.25.
+        cucatch_run = os.path.join(fx.tools, "cucatch-run")
+        write_exe(cucatch_run, '#!/bin/sh\n[ "$1" = --jit ] && [ "$2" = -- ] || exit 9\nshift 2\n'
+                               'FAKE_EXTRA_SCALE=1.25 exec "$@"\n')
+        p, doc = fx.run("--jit", cucatch_run, "--no-sanitizer", "--no-tags-off", "--repeats", "1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(list(doc["configs"]), ["plain", "cucatch", "jit"])
+        cmd = doc["configs"]["jit"]["runs"][0]["command"]
+        self.assertEqual(cmd[:3], [cucatch_run, "--jit", "--"])
+        self.assertEqual(cmd[3], os.path.join(fx.bin, "overhead.plain"))
+        self.assertAlmostEqual(rows_by_kernel(doc)["saxpy"]["jit_x"], 1.25)
+        self.assertIn("jit x", p.stdout)
+        missing = fx.run_py("--bin-dir", fx.bin, "--jit", os.path.join(fx.tools, "nothing"), "--no-sanitizer")
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("not an executable cucatch-run", missing.stderr)
+
     def test_no_tags_off(self):
         fx = Fixture(self.tmp)
         p, doc = fx.run("--no-tags-off", "--no-sanitizer", "--repeats", "1")

@@ -30,10 +30,22 @@ ElfFile::ElfFile(const std::string& path) : path_(path) {
   ::close(fd);
   if (map == MAP_FAILED) throw std::runtime_error(fmt::format("{}: cannot map: {}", path, std::strerror(errno)));
   data_ = static_cast<const uint8_t*>(map);
+  mapped_ = true;
+  readSections();
+}
+
+ElfFile::ElfFile(std::span<const uint8_t> bytes, std::string name) : path_(std::move(name)) {
+  data_ = bytes.data();
+  size_ = bytes.size();
+  if (size_ < sizeof(Elf64_Ehdr)) throw std::runtime_error(fmt::format("{}: not an ELF file (too short)", path_));
+  readSections();
+}
+
+void ElfFile::readSections() {
   auto fail = [&](const std::string& why) {
-    ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
     data_ = nullptr;
-    throw std::runtime_error(fmt::format("{}: {}", path, why));
+    throw std::runtime_error(fmt::format("{}: {}", path_, why));
   };
   Elf64_Ehdr eh;
   std::memcpy(&eh, data_, sizeof eh);
@@ -86,7 +98,7 @@ std::vector<std::string> ElfFile::symbolNames() const {
 }
 
 ElfFile::~ElfFile() {
-  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (data_ && mapped_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
 std::vector<ElfFile::Section> ElfFile::fatbinSections() const {

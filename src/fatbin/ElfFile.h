@@ -1,5 +1,5 @@
 // An ELF file's sections, mapped read-only (a CUDA library can hold a gigabyte of device code:
-// nothing is copied). Only what finding fatbinaries and reading a cubin's attributes need:
+// nothing is copied), or an ELF image in memory. Only what finding fatbinaries and reading a cubin's attributes need:
 // section names, types and contents, and the symbol table. No CUDA.
 #pragma once
 
@@ -16,6 +16,9 @@ class ElfFile {
   // Throws std::runtime_error naming `path` when it cannot be read or is not a 64-bit
   // little-endian ELF file.
   explicit ElfFile(const std::string& path);
+  // An ELF image in memory (a cubin taken out of a fatbinary), named `name` in errors; `bytes`
+  // must outlive this object.
+  ElfFile(std::span<const uint8_t> bytes, std::string name);
   ~ElfFile();
   ElfFile(const ElfFile&) = delete;
   ElfFile& operator=(const ElfFile&) = delete;
@@ -36,9 +39,12 @@ class ElfFile {
   const std::string& path() const { return path_; }
 
  private:
+  void readSections();  // throws as the constructors say
+
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  bool mapped_ = false;  // by the constructor from a path (unmapped by the destructor)
   std::vector<Section> sections_;
 };
 

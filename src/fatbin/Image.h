@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <span>
@@ -62,6 +63,30 @@ inline std::optional<size_t> containerSize(const void* header) {
   std::memcpy(&size, p + 8, 8);
   if (magic != kContainerMagic || version != 1 || headerSize < kContainerHeaderBytes) return std::nullopt;
   return headerSize + size;
+}
+
+// The bytes an ELF64 image in memory (a cubin) spans, read from its headers: the furthest end of
+// its header tables and of the sections and segments they describe; none where it is not ELF64.
+inline std::optional<size_t> elfImageSize(const void* image) {
+  const auto* p = static_cast<const uint8_t*>(image);
+  if (std::memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return std::nullopt;  // ELFCLASS64
+  auto read = [p](size_t at, size_t bytes) {
+    uint64_t v = 0;
+    std::memcpy(&v, p + at, bytes);  // little-endian, as every CUDA host is
+    return v;
+  };
+  uint64_t phoff = read(0x20, 8), shoff = read(0x28, 8);
+  uint64_t phentsize = read(0x36, 2), phnum = read(0x38, 2), shentsize = read(0x3A, 2), shnum = read(0x3C, 2);
+  uint64_t end = std::max<uint64_t>({64, phoff + phnum * phentsize, shoff + shnum * shentsize});
+  for (uint64_t i = 0; i < shnum; ++i) {
+    size_t h = shoff + i * shentsize;
+    if (read(h + 4, 4) != 8) end = std::max(end, read(h + 0x18, 8) + read(h + 0x20, 8));  // not SHT_NOBITS
+  }
+  for (uint64_t i = 0; i < phnum; ++i) {
+    size_t h = phoff + i * phentsize;
+    end = std::max(end, read(h + 8, 8) + read(h + 0x20, 8));
+  }
+  return end;
 }
 
 // The container a CUDA runtime wrapper points at.

@@ -1,4 +1,5 @@
 #include "fatbin/Listing.h"
+#include "fatbin/RelocatableUnits.h"
 
 #include <algorithm>
 #include <string_view>
@@ -70,6 +71,14 @@ std::vector<ListedEntry> listFile(const std::string& path) {
     auto containers = file.containers(region);
     for (size_t c = 0; c < containers.size(); ++c, ++unit) {
       std::vector<std::string> jit = jitChoices(containers[c].entries);
+      // nvlink's image of relocatable device code: JIT mode links its units again instead.
+      for (size_t i = 0; i < containers[c].entries.size(); ++i) {
+        const Entry& e = containers[c].entries[i];
+        if (region.section != ".nv_fatbin" || !jit[i].starts_with("no PTX for")) continue;
+        auto found = relocatableUnitsOf(region.bytes.subspan(containers[c].offset, containers[c].size), file, e.arch);
+        if (!found.units.empty())
+          jit[i] = fmt::format("relinked from {} relocatable units (their PTX instrumented)", found.units.size());
+      }
       for (size_t i = 0; i < containers[c].entries.size(); ++i) {
         ListedEntry l{path, region.section, unit, i, containers[c].entries[i], "", jit[i]};
         l.status = statusOf(l.entry);

@@ -20,8 +20,9 @@ struct ListedEntry {
   std::string status;
   // What JIT mode does with it: for a PTX entry, the devices it is instrumented for ("sm_80 to
   // sm_89", "sm_90 and newer"), of the architectures CUDA 13.0 targets, or "-" where another entry
-  // is chosen; for SASS, "-" where JIT mode has PTX for its device (and drops the SASS), or "no
-  // PTX for sm_80: runs uninstrumented".
+  // is chosen; for SASS, "-" where JIT mode has PTX for its device (and drops the SASS), "relinked
+  // from 2 relocatable units (their PTX instrumented)" for nvlink's image of -rdc code whose units
+  // have PTX for it, or "no PTX for sm_80: runs uninstrumented".
   std::string jit;
 };
 

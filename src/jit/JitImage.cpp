@@ -38,10 +38,12 @@ ChosenPtx choosePtx(std::span<const uint8_t> containerBytes, unsigned deviceArch
 }
 
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
-                              const std::string& rewriterIdentity, const PtxCache* cache, const RegisterCaps* caps) {
+                              const std::string& rewriterIdentity, const PtxCache* cache, const RegisterCaps* caps,
+                              const Switches& switches) {
   // The ABI version is part of what the runtime checks; the identity covers everything else.
   std::string how = fmt::format("abi {} rewriter {} module {}", abi::kAbiVersion, rewriterIdentity, moduleName);
   if (caps) how += fmt::format(" caps {} ptxas {}", caps->arch, PtxCache::buildIdentity(caps->ptxas));
+  if (!switches.key.empty()) how += " switches " + switches.key;
   std::string key;
   if (cache) {
     key = PtxCache::key(ptx, how);
@@ -54,7 +56,7 @@ InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleN
     throw std::runtime_error(fmt::format("cannot parse the PTX of {}:\n{}", moduleName, why));
   }
   ptx::Module& module = *parsed.module;
-  instrument::InstrumentOptions options;  // the defaults cucatch-ptx uses
+  instrument::InstrumentOptions options = switches.options;
   if (caps) options.registerLimit = toolchain::ptxasRegisterLimits(caps->ptxas, caps->arch, {}, ptx, moduleName);
   instrument::instrumentModule(module, options);
   InstrumentedPtx out{ptx::print(module), false};

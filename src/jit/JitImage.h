@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "fatbin/Image.h"
+#include "instrument/Instrument.h"
 #include "jit/PtxCache.h"
 #include "runtime/cucatch_abi.h"
 
@@ -49,8 +50,15 @@ struct RegisterCaps {
   std::string ptxas;
   std::string arch;
 };
+// The rewriter's switches (cucatch-ptx's: tools/CheckFlags.h, which JIT mode's helper reads from
+// CUCATCH_PTX_FLAGS), and what tells them apart from the defaults in the cache's key.
+struct Switches {
+  instrument::InstrumentOptions options;
+  std::string key;
+};
 
-// Instruments `ptx` (its reports name it `moduleName`) with cucatch-ptx's defaults; with
+// Instruments `ptx` (its reports name it `moduleName`) with `switches` (cucatch-ptx's defaults
+// where none are given); with
 // `caps`, also its register caps (without, a launch the driver refuses for resources is
 // explained by the runtime). With a cache, a module instrumented before is read back, keyed
 // by the PTX, the caps and `rewriterIdentity` (what makes this rewriter's output differ from
@@ -58,6 +66,6 @@ struct RegisterCaps {
 // or ptxas's.
 InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleName,
                               const std::string& rewriterIdentity, const PtxCache* cache,
-                              const RegisterCaps* caps = nullptr);
+                              const RegisterCaps* caps = nullptr, const Switches& switches = {});
 
 }  // namespace cucatch::jit

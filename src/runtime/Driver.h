@@ -17,7 +17,9 @@ struct Driver {
   X(cuEventCreate) X(cuEventRecord) X(cuEventDestroy) X(cuStreamWaitEvent) X(cuStreamIsCapturing) \
   X(cuDevicePrimaryCtxGetState) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuMemHostAlloc)    \
   X(cuEventQuery) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyAsync) X(cuMemsetD2D8Async) \
-  X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuLibraryLoadData) X(cuLinkAddData)
+  X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuLibraryLoadData) X(cuLinkAddData) \
+  X(cuLinkCreate) X(cuLinkComplete) X(cuLinkDestroy) X(cuModuleUnload) X(cuModuleGetFunction) \
+  X(cuLibraryGetModule) X(cuLibraryUnload)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE

@@ -56,6 +56,11 @@ struct HookEntry {
 void* exportedReal(const char* symbol);
 void rebindNewObjects();
 
+// The code that called the hook running on this thread (a return address in the program or
+// library that called the driver): JIT mode leaves the CUDA libraries' own modules alone, also
+// those they load from memory of their own.
+thread_local const void* tHookCaller = nullptr;
+
 template <class Self, class Fn>
 struct Hook;
 template <class Self, class R, class... A>
@@ -66,6 +71,7 @@ struct Hook<Self, R (*)(A...)> {
   static inline std::atomic<void*> slots[kSlots];
   template <size_t I>
   static R trampoline(A... a) {
+    tHookCaller = __builtin_return_address(0);
     return Self::run(reinterpret_cast<Fn>(slots[I].load(std::memory_order_acquire)), a...);
   }
   static inline void* const trampolines[kSlots] = {
@@ -80,6 +86,7 @@ struct Hook<Self, R (*)(A...)> {
       return reinterpret_cast<Fn>(exportedReal(Symbol));
     }();
     if (!real) return CUDA_ERROR_NOT_FOUND;
+    tHookCaller = __builtin_return_address(0);
     return Self::run(real, a...);
   }
   static HookEntry entry() {
@@ -193,16 +200,16 @@ HOOK(cuDevicePrimaryCtxRelease)(Fn real, CUdevice device) {
 // Module loads: PTX is instrumented (in JIT mode, a fatbinary's PTX too) and handed to the
 // driver in place of the image (JitLoader.h).
 HOOK(cuModuleLoadData)(Fn real, CUmodule* module, const void* image) {
-  const void* instrumented = rt().imageToLoad(image);
+  const void* instrumented = rt().imageToLoad(image, tHookCaller);
   return real(module, instrumented ? instrumented : image);
 }};
 HOOK(cuModuleLoadDataEx)(Fn real, CUmodule* module, const void* image, unsigned n, CUjit_option* options,
                          void** values) {
-  const void* instrumented = rt().imageToLoad(image);
+  const void* instrumented = rt().imageToLoad(image, tHookCaller);
   return real(module, instrumented ? instrumented : image, n, options, values);
 }};
 HOOK(cuModuleLoadFatBinary)(Fn real, CUmodule* module, const void* fatbinary) {
-  const void* instrumented = rt().imageToLoad(fatbinary);
+  const void* instrumented = rt().imageToLoad(fatbinary, tHookCaller);
   // PTX goes in through cuModuleLoadData: this entry point takes fatbinaries only.
   if (instrumented) return rt().driver().cuModuleLoadData(module, instrumented);
   return real(module, fatbinary);
@@ -215,7 +222,7 @@ HOOK(cuModuleLoad)(Fn real, CUmodule* module, const char* path) {
 HOOK_SINCE(cuLibraryLoadData, 12000)(Fn real, CUlibrary* library, const void* code, CUjit_option* jitOptions,
                                      void** jitValues, unsigned jitCount, CUlibraryOption* options, void** values,
                                      unsigned count) {
-  const void* instrumented = rt().imageToLoad(code);
+  const void* instrumented = rt().imageToLoad(code, tHookCaller);
   return real(library, instrumented ? instrumented : code, jitOptions, jitValues, jitCount, options, values, count);
 }};
 HOOK_SINCE(cuLibraryLoadFromFile, 12000)(Fn real, CUlibrary* library, const char* path, CUjit_option* jitOptions,

@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The helper's exit statuses (tools/cucatch-fatbin.cpp).
-constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4, kHelperWithoutCaps = 5;
+constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4, kHelperWithoutCaps = 5, kHelperLinkInputs = 6;
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -123,7 +123,7 @@ std::string JitLoader::findHelper(const std::string& runtimePath) {
   return {};
 }
 
-const char* JitLoader::replacement(const void* image) {
+const char* JitLoader::replacement(const void* image, const void* caller) {
   if (!image) return nullptr;
   const auto* first = static_cast<const uint8_t*>(image);
   // Text first (a short PTX string may end before four bytes could be read): PTX starts with a
@@ -141,10 +141,10 @@ const char* JitLoader::replacement(const void* image) {
   const void* container = kind == fatbin::ImageKind::Fatbinary          ? image
                           : kind == fatbin::ImageKind::FatbinaryWrapper ? fatbin::wrappedContainer(image)
                                                                        : nullptr;
-  if (!container) return nullptr;  // a cubin: no PTX to instrument
-  auto size = fatbin::containerSize(container);
-  if (!size) return nullptr;
-  std::string object = objectHolding(container);
+  if (kind != fatbin::ImageKind::Cubin && !container) return nullptr;
+  // Where the image lies, else (memory of its own) who loads it.
+  std::string object = objectHolding(container ? container : image);
+  if (object.empty() && caller) object = objectHolding(caller);
   if (!object.empty() && isCudaLibrary(object)) {
     sayOnce("library " + object,
             fmt::format("cucatch: note: JIT mode leaves the CUDA libraries' own kernels uninstrumented ({}): they run "
@@ -152,8 +152,17 @@ const char* JitLoader::replacement(const void* image) {
                         fs::path(object).filename().string()));
     return nullptr;
   }
+  if (kind == fatbin::ImageKind::Cubin) {
+    if (auto size = fatbin::elfImageSize(image))
+      noteCubin(std::string_view(static_cast<const char*>(image), *size), "cubins loaded from memory");
+    return nullptr;
+  }
+  auto size = fatbin::containerSize(container);
+  if (!size) return nullptr;
   std::string name = object.empty() ? fmt::format("fatbinary {}", ++images_) : object;
-  return instrument(std::string(static_cast<const char*>(container), *size), name, false);
+  // The image itself (the CUDA runtime's wrapper, which may list the relocatable units the driver
+  // links at load time) is what the relinked kernels are measured against.
+  return instrument(std::string(static_cast<const char*>(container), *size), name, false, object, image);
 }
 
 const char* JitLoader::replacementForFile(const char* path) {
@@ -165,7 +174,16 @@ const char* JitLoader::replacementForFile(const char* path) {
   std::lock_guard lock(mutex_);
   if (kind == fatbin::ImageKind::Ptx) return instrumentPtx(std::move(bytes), path, false);
   if (kind == fatbin::ImageKind::Fatbinary && jitMode_) return instrument(bytes, path, false);
+  if (kind == fatbin::ImageKind::Cubin && jitMode_) noteCubin(bytes, path);
   return nullptr;
+}
+
+void JitLoader::noteCubin(std::string_view cubin, const std::string& name) {
+  if (cubin.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos) return;  // a cucatch-nvcc build's
+  // Once per process: a program may load one per kernel (Triton, torch.compile).
+  sayOnce("cubin", fmt::format("cucatch: note: {}: not instrumented: a cubin holds SASS only, no PTX; its kernels run "
+                               "unchecked, with untagged arguments (further cubins are not named)\n",
+                               name));
 }
 
 const char* JitLoader::replacementForLink(const void* data, size_t size, bool ptx, const char* name) {
@@ -193,7 +211,8 @@ const char* JitLoader::instrumentPtx(std::string ptx, const std::string& name, b
   return instrument(ptx, name, relocatable);
 }
 
-const char* JitLoader::instrument(const std::string& bytes, const std::string& name, bool relocatable) {
+const char* JitLoader::instrument(const std::string& bytes, const std::string& name, bool relocatable,
+                                  const std::string& object, const void* original) {
   if (helper_.empty()) {
     sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "
                       "the program loads cannot be instrumented: such modules run unchecked, with untagged "
@@ -219,9 +238,12 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
   }
   // Register caps as cucatch-nvcc's, but not for relocatable code (a link's inputs): its device
   // functions are capped by the link, which the driver does here.
-  int status = runHelper({helper_, "jit", files.input(), "--arch", fmt::format("sm_{}", deviceArch), "-o",
-                          files.output(), "--cache", "auto", "--name", name, "--ptxas", relocatable ? "none" : "auto"},
-                         files.messages());
+  std::vector<std::string> argv{helper_, "jit", files.input(), "--arch", fmt::format("sm_{}", deviceArch), "-o",
+                                files.output(), "--cache", "auto", "--name", name, "--ptxas",
+                                relocatable ? "none" : "auto"};
+  if (!object.empty() && link_) argv.insert(argv.end(), {"--relocatable-from", object});
+  argv.insert(argv.end(), switches_.begin(), switches_.end());
+  int status = runHelper(argv, files.messages());
   // What the helper says names the module by `name` (it never shows its temporary input).
   std::string said = trimmed(readFile(files.messages()));
   if (said.rfind("cucatch-fatbin: ", 0) == 0) said = said.substr(16);
@@ -235,6 +257,20 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
       loaded_.push_back(std::move(ptx));
       return loaded_.back().c_str();
     }
+  }
+  if (status == kHelperLinkInputs) {
+    auto inputs = jit::unpackLinkInputs(readFile(files.output()));
+    std::string why = inputs ? "" : "the helper's list of link inputs is malformed";
+    std::string cubin = inputs ? link_(*inputs, original, why) : "";
+    if (cubin.empty()) {
+      sayOnce("failed " + name, fmt::format("cucatch: warning: {}: its relocatable device code could not be linked "
+                                            "again, instrumented ({}), so it loads as it is and runs unchecked\n",
+                                            name, why));
+      return nullptr;
+    }
+    if (!why.empty()) sayOnce("link " + name, fmt::format("cucatch: note: {}: {}\n", name, why));
+    loaded_.push_back(std::move(cubin));
+    return loaded_.back().data();
   }
   if (status == kHelperInstrumentedAlready) return nullptr;
   if (status == kHelperNoPtx) {

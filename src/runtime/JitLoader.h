@@ -9,7 +9,13 @@
 //   is named once: its kernels run unchecked, with untagged arguments. The CUDA toolkit's own
 //   libraries (libcublas, libcudnn, libcufft, ...: objects named libcu*, libnv*, libnpp*,
 //   libnccl*) are left alone.
-// - Cubins, and PTX instrumented already (a cucatch-nvcc build's), load as they are.
+// - Relocatable device code (nvcc -rdc): the image the CUDA runtime loads is nvlink's, SASS only;
+//   in JIT mode the compilation units it was linked from (their PTX in the program's
+//   __nv_relfatbin) are instrumented and linked again by the driver in its place
+//   (jit/LinkInputs.h), register caps applied where the driver's first link made a kernel accept
+//   smaller blocks than the image's did.
+// - Cubins, and PTX instrumented already (a cucatch-nvcc build's), load as they are; in JIT mode
+//   a cubin that is not instrumented is named once ("not instrumented: a cubin").
 //
 // The rewriter runs in a process of its own, `cucatch-fatbin jit` (the helper, found beside
 // libcucatch): the program's address space gets neither the PTX parser nor its libraries, and a
@@ -24,6 +30,10 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "jit/LinkInputs.h"
 
 namespace cucatch::runtime {
 
@@ -31,14 +41,22 @@ class JitLoader {
  public:
   // `helper`: the path of cucatch-fatbin; empty where it was not found (then nothing can be
   // instrumented, which is said once, at the first image that needed it). `jitMode`:
-  // fatbinaries are instrumented too. `deviceArch`: the compute capability (90 for 9.0) of the
+  // fatbinaries are instrumented too. `switches`: cucatch-ptx's switches for the helper
+  // (CUCATCH_PTX_FLAGS, such as --shared-parts). `deviceArch`: the compute capability (90 for 9.0) of the
   // device a module is loaded for, 0 where unknown; asked only when something is instrumented.
-  JitLoader(std::string helper, bool jitMode, std::function<unsigned()> deviceArch)
-      : helper_(std::move(helper)), jitMode_(jitMode), deviceArch_(std::move(deviceArch)) {}
+  // `link`: links relocatable units with the driver in place of an image (below).
+  using Linker = std::function<std::string(const std::vector<jit::LinkInput>& inputs, const void* original,
+                                           std::string& why)>;
+  JitLoader(std::string helper, bool jitMode, std::vector<std::string> switches, std::function<unsigned()> deviceArch,
+            Linker link = {})
+      : helper_(std::move(helper)), jitMode_(jitMode), switches_(std::move(switches)),
+        deviceArch_(std::move(deviceArch)), link_(std::move(link)) {}
 
   // What to load instead of `image` (handed to the driver by the program): the instrumented
-  // PTX, NUL-terminated and kept for the life of the process; nullptr to load `image` as it is.
-  const char* replacement(const void* image);
+  // PTX, NUL-terminated (or the cubin linked from instrumented relocatable units), kept for the
+  // life of the process; nullptr to load `image` as it is. `caller`: the code that asked the
+  // driver to load it (a CUDA library's own modules are left alone, also from its heap).
+  const char* replacement(const void* image, const void* caller = nullptr);
   // The same for an image in a file (cuModuleLoad, cuLibraryLoadFromFile).
   const char* replacementForFile(const char* path);
   // The same for an input of a link at run time (cuLinkAddData, nvJitLinkAddData): `size` bytes
@@ -55,14 +73,22 @@ class JitLoader {
   // `ptx` instrumented (instrument), or nullptr where it is instrumented already.
   const char* instrumentPtx(std::string ptx, const std::string& name, bool relocatable);
   // Runs the helper on `bytes` (PTX or a fatbinary), named `name` in reports, with register
-  // caps unless `relocatable`; nullptr where it gives nothing to load. Called with mutex_ held.
-  const char* instrument(const std::string& bytes, const std::string& name, bool relocatable);
+  // caps unless `relocatable`; nullptr where it gives nothing to load. A fatbinary `original`
+  // held by the loaded object `object` may be the link of its relocatable units: then they are
+  // linked again (link_), instrumented. Called with mutex_ held.
+  const char* instrument(const std::string& bytes, const std::string& name, bool relocatable,
+                         const std::string& object = {}, const void* original = nullptr);
+  // In JIT mode, names the first cubin the program loads that is not instrumented already
+  // (cucatch-nvcc's): it cannot be (no PTX).
+  void noteCubin(std::string_view cubin, const std::string& name);
   // Says `text` on stderr once per `key`.
   void sayOnce(const std::string& key, const std::string& text);
 
   const std::string helper_;
   const bool jitMode_;
+  const std::vector<std::string> switches_;
   const std::function<unsigned()> deviceArch_;
+  const Linker link_;
   std::mutex mutex_;
   std::deque<std::string> loaded_;  // every replacement handed out (the driver may keep a pointer)
   std::set<std::string> said_;

@@ -13,9 +13,11 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "runtime/DriverLink.h"
 #include "runtime/DynamicSection.h"
 
 namespace cucatch::runtime {
@@ -629,11 +631,23 @@ std::string jitHelper() {
   dladdr(reinterpret_cast<void*>(&jitHelper), &self);
   return self.dli_fname ? JitLoader::findHelper(self.dli_fname) : std::string();
 }
+// cucatch-ptx's switches in CUCATCH_PTX_FLAGS (as cucatch-nvcc passes them on): the helper
+// instruments with them too, so that JIT mode checks as a cucatch-nvcc build with them would.
+std::vector<std::string> rewriterSwitches() {
+  std::vector<std::string> words;
+  std::istringstream in(std::getenv("CUCATCH_PTX_FLAGS") ? std::getenv("CUCATCH_PTX_FLAGS") : "");
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
 }  // namespace
 
 JitLoader& Runtime::jitLoader() {
   std::lock_guard lock(mutex_);
-  if (!jit_) jit_.emplace(jitHelper(), options_.jit, [this] { return deviceArchitecture(); });
+  if (!jit_)
+    jit_.emplace(jitHelper(), options_.jit, rewriterSwitches(), [this] { return deviceArchitecture(); },
+                 [this](const std::vector<jit::LinkInput>& inputs, const void* original, std::string& why) {
+                   return linkInPlaceOf(d_, inputs, original, deviceArchitecture(), why);
+                 });
   return *jit_;
 }
 
@@ -644,8 +658,8 @@ const char* Runtime::loaded(const char* what, const char* name, const char* repl
   return replaced;
 }
 
-const void* Runtime::imageToLoad(const void* image) {
-  return loaded("module image", nullptr, jitLoader().replacement(image));
+const void* Runtime::imageToLoad(const void* image, const void* caller) {
+  return loaded("module image", nullptr, jitLoader().replacement(image, caller));
 }
 
 const void* Runtime::fileImageToLoad(const char* path) {

@@ -106,7 +106,7 @@ class Runtime {
 
   // What to hand the driver instead of an image the program loads (JitLoader.h): the
   // instrumented PTX, or nullptr to load the image as it is.
-  const void* imageToLoad(const void* image);
+  const void* imageToLoad(const void* image, const void* caller);
   const void* fileImageToLoad(const char* path);
   // The same for an input of a link at run time (cuLinkAddData, nvJitLink): PTX, or in JIT mode
   // a fatbinary; nullptr to link the input as it is. And for one in a file (cuLinkAddFile).

@@ -161,6 +161,86 @@ def case_jit(a, w):
           uncapped.stderr, end="")
 
 
+def largest_container(exe, out):
+    """The largest container of `exe`'s .nv_fatbin, written to `out`: the one with the program's
+    kernels (for an -rdc program, nvlink's image); the CUDA runtime's own is small."""
+    import struct
+    sections = run(["readelf", "-SW", exe]).stdout
+    fields = next(l for l in sections.splitlines() if " .nv_fatbin " in l).split("]")[1].split()
+    offset, size = int(fields[3], 16), int(fields[4], 16)
+    data = open(exe, "rb").read()[offset:offset + size]
+    containers, at = [], 0
+    while at + 16 <= len(data):
+        magic, _, header, body = struct.unpack("<IHHQ", data[at:at + 16])
+        if magic != 0xBA55ED50:
+            at += 8  # padding between containers
+            continue
+        containers.append(data[at:at + header + body])
+        at += header + body
+    open(out, "wb").write(max(containers, key=len))
+    return out
+
+
+def case_jit_relocatable(a, w):
+    # Relocatable device code (-rdc): the image the runtime registers is nvlink's, SASS only; JIT
+    # mode links the program's relocatable units again, their PTX instrumented (exit status 6).
+    programs = os.path.join(HERE, "..", "nvcc", "programs")
+    exe = os.path.join(w, "rdc.exe")
+    run([a.nvcc, "-arch=sm_90", "-rdc=true", os.path.join(programs, "rdc_main.cu"),
+         os.path.join(programs, "rdc_device.cu"), "-o", exe])
+    image, out = largest_container(exe, os.path.join(w, "image.fatbin")), os.path.join(w, "link-inputs")
+    r = run([a.fatbin_tool, "jit", image, "--arch", "sm_90", "-o", out, "--relocatable-from", exe, "--name", "./rdc",
+             "--cache", os.path.join(w, "cache")], check=False)
+    if r.returncode != 6 or "./rdc: relocatable device code: 2 units to link again for sm_90, 2 of them instrumented" \
+            not in r.stderr:
+        raise Failure(f"expected exit 6 and two units instrumented: {r.returncode} {r.stderr}")
+    data = open(out, "rb").read()
+    records = re.findall(rb"cucatch-link-input (ptx|fatbinary) (\d+) ([^\n]*)\n", data)
+    if [kind for kind, _, _ in records] != [b"ptx", b"ptx"] or data.count(b"__cucatch_state") < 2:
+        raise Failure(f"expected two instrumented PTX inputs: {records}")
+    # What the driver does with them, done with the toolkit: each compiles as relocatable code,
+    # and they link into one image.
+    at, cubins = 0, []
+    for n, (_, size, name) in enumerate(records):
+        at = data.index(b"\n", data.index(b"cucatch-link-input", at)) + 1
+        ptx = os.path.join(w, f"unit{n}.ptx")
+        open(ptx, "wb").write(data[at:at + int(size)])
+        at += int(size)
+        cubins.append(os.path.join(w, f"unit{n}.cubin"))
+        run([a.ptxas, "-arch=sm_90", "-c", ptx, "-o", cubins[-1]])
+    nvlink = os.path.join(os.path.dirname(a.nvcc), "nvlink")
+    run([nvlink, "-arch=sm_90", *cubins, "-o", os.path.join(w, "linked.cubin")])
+    # The listing says so of nvlink's image.
+    listing = run([a.fatbin_tool, "list", exe]).stdout
+    if not re.search(r"\.nv_fatbin\s+0\s+sm_90\s+sass.*relinked from 2 relocatable units", listing):
+        raise Failure(f"the listing does not say the image is relinked:\n{listing}")
+    # PTX only: nvcc leaves the device link to the driver (adding libcudadevrt, SASS only), and
+    # the image is an empty placeholder.
+    ptx_only = os.path.join(w, "rdc-ptx.exe")
+    run([a.nvcc, "-gencode", "arch=compute_90,code=compute_90", "-rdc=true", os.path.join(programs, "rdc_main.cu"),
+         os.path.join(programs, "rdc_device.cu"), "-o", ptx_only])
+    placeholder = run([a.fatbin_tool, "jit", largest_container(ptx_only, os.path.join(w, "placeholder.fatbin")),
+                       "--arch", "sm_90", "-o", out + ".ptx", "--relocatable-from", ptx_only], check=False)
+    if placeholder.returncode != 6 or "3 units to link again for sm_90, 2 of them instrumented (1 without PTX" \
+            not in placeholder.stderr:  # the third: libcudadevrt, which nvcc adds
+        raise Failure(f"PTX only: expected exit 6 and two units instrumented: {placeholder.returncode} "
+                      f"{placeholder.stderr}")
+    # Not the link of those units: the image of another program (SASS only, no -rdc).
+    sass = os.path.join(w, "sass.exe")
+    run([a.nvcc, "-gencode", "arch=compute_90,code=sm_90", KERNEL, "-o", sass])
+    other = run([a.fatbin_tool, "jit", largest_container(sass, os.path.join(w, "other.fatbin")), "--arch", "sm_90",
+                 "-o", out + ".2", "--relocatable-from", exe], check=False)
+    if other.returncode != 3 or "not relinked from its relocatable units" not in other.stderr or \
+            "which no relocatable unit of" not in other.stderr:
+        raise Failure(f"another image: expected exit 3 saying it is not their link: {other.returncode} {other.stderr}")
+    # A program without relocatable code: only the image's own reason.
+    plain = run([a.fatbin_tool, "jit", os.path.join(w, "other.fatbin"), "--arch", "sm_90", "-o", out + ".3",
+                 "--relocatable-from", sass], check=False)
+    if plain.returncode != 3 or "relocatable units" in plain.stderr:
+        raise Failure(f"no -rdc: expected exit 3 with the image's reason alone: {plain.returncode} {plain.stderr}")
+    print(r.stderr + placeholder.stderr + other.stderr + plain.stderr, end="")
+
+
 def case_compression(a, w):
     listing = same_as_cuobjdump(a, nvcc_fatbin(a, w, "all.fatbin", "-arch=sm_90", "-Xfatbin=-compress-all"), w, 1, 1)
     if listing.count("zstd") != 2:

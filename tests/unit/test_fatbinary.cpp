@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 #include <cstring>
 #include <zstd.h>
 
@@ -186,4 +187,32 @@ TEST_CASE("the PTX JIT mode chooses for a device: highest architecture it runs, 
   CHECK_FALSE(sass.ptxRunsOn(90));                 // SASS is never chosen
   CHECK_FALSE(entries[2].ptxRunsOn(110));
   CHECK_FALSE(entries[1].ptxRunsOn(100));
+}
+
+#include "fatbin/RelocatableUnits.h"
+
+TEST_CASE("ptxFunctions: definitions of kernels and device functions, not declarations", "[fatbin]") {
+  const char* ptx = R"(.version 9.0
+.target sm_90
+.address_size 64
+.extern .func (.param .b32 func_retval0) declared_elsewhere(.param .b64 p);
+.weak .func (.param .b32 func_retval0) _Z6weightPKfi(.param .b64 p, .param .b32 n)
+{
+  ret;
+}
+.func internal_helper()
+{
+  ret;
+}
+.visible .entry _Z8sum_rowsPKfPfii(.param .u64 a)
+{
+  ret;
+}
+  .entry indented_kernel()
+{
+  ret;
+}
+)";
+  auto f = cucatch::fatbin::ptxFunctions(ptx);
+  CHECK(f == std::set<std::string>{"_Z6weightPKfi", "internal_helper", "_Z8sum_rowsPKfPfii", "indented_kernel"});
 }

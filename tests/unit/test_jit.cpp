@@ -197,8 +197,9 @@ const char* kRunTimePtx = R"(//
 
 namespace {
 // A loader for an sm_90 device, in JIT mode or not.
-cucatch::runtime::JitLoader loaderFor(bool jitMode, std::string helper = CUCATCH_FATBIN_TOOL) {
-  return cucatch::runtime::JitLoader(std::move(helper), jitMode, [] { return 90u; });
+cucatch::runtime::JitLoader loaderFor(bool jitMode, std::string helper = CUCATCH_FATBIN_TOOL,
+                                      std::vector<std::string> switches = {}) {
+  return cucatch::runtime::JitLoader(std::move(helper), jitMode, std::move(switches), [] { return 90u; });
 }
 }  // namespace
 
@@ -221,7 +222,8 @@ TEST_CASE("JitLoader: run-time PTX is instrumented in every mode, once", "[jit]"
 
 TEST_CASE("JitLoader: cubins, and fatbinaries outside JIT mode, load as they are", "[jit]") {
   auto jit = loaderFor(true);
-  const unsigned char cubin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  // An ELF64 header alone (no sections): a cubin, which has no PTX (named once, in JIT mode).
+  unsigned char cubin[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
   CHECK(jit.replacement(cubin) == nullptr);
   // A container header (magic, version 1, 16-byte header, no entries): outside JIT mode the
   // helper is not even asked.
@@ -231,6 +233,26 @@ TEST_CASE("JitLoader: cubins, and fatbinaries outside JIT mode, load as they are
   CHECK(jit.replacement("not PTX at all") == nullptr);
 }
 
+TEST_CASE("elfImageSize: a cubin in memory spans its headers, sections and segments", "[jit]") {
+  // A header, one section header at 64 (type PROGBITS, bytes 256..356), and a section of NOBITS
+  // far beyond (which occupies nothing in the image).
+  std::vector<unsigned char> elf(512, 0);
+  std::memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  auto put = [&](size_t at, uint64_t value, size_t bytes) { std::memcpy(elf.data() + at, &value, bytes); };
+  put(0x28, 64, 8);   // e_shoff
+  put(0x3A, 64, 2);   // e_shentsize
+  put(0x3C, 2, 2);    // e_shnum
+  put(64 + 4, 1, 4);  // PROGBITS
+  put(64 + 0x18, 256, 8);
+  put(64 + 0x20, 100, 8);
+  put(128 + 4, 8, 4);  // NOBITS
+  put(128 + 0x18, 4096, 8);
+  put(128 + 0x20, 4096, 8);
+  CHECK(cucatch::fatbin::elfImageSize(elf.data()) == 356u);
+  elf[4] = 1;  // ELF32: not a cubin of a 64-bit program
+  CHECK_FALSE(cucatch::fatbin::elfImageSize(elf.data()));
+}
+
 TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (with a warning)", "[jit]") {
   auto loader = loaderFor(false);
   CHECK(loader.replacement(".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n") == nullptr);
@@ -238,8 +260,26 @@ TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (wi
   CHECK(without.replacement(kRunTimePtx) == nullptr);
   CHECK(cucatch::runtime::JitLoader::findHelper("/nonexistent/lib/libcucatch.so").empty());
   // A device whose architecture the driver does not give: nothing to instrument for.
-  cucatch::runtime::JitLoader unknownDevice(CUCATCH_FATBIN_TOOL, false, [] { return 0u; });
+  cucatch::runtime::JitLoader unknownDevice(CUCATCH_FATBIN_TOOL, false, {}, [] { return 0u; });
   CHECK(unknownDevice.replacement(kRunTimePtx) == nullptr);
+}
+
+TEST_CASE("JitLoader: cucatch-ptx's switches (CUCATCH_PTX_FLAGS) reach the helper, and key its cache", "[jit]") {
+  ScratchDir cache;
+  setenv("CUCATCH_CACHE_DIR", cache.path.c_str(), 1);
+  // The store's check is left out by default (the load's dominates it); --no-dominated gives it
+  // its own (--no-coalesce too, or they would share one): more code, and a cache entry of its own.
+  auto defaults = loaderFor(false);
+  auto uncoalesced = loaderFor(false, CUCATCH_FATBIN_TOOL, {"--no-coalesce", "--no-dominated"});
+  const char* coalesced = defaults.replacement(kRunTimePtx);
+  const char* separate = uncoalesced.replacement(kRunTimePtx);
+  REQUIRE(coalesced);
+  REQUIRE(separate);
+  CHECK(std::string(separate).size() > std::string(coalesced).size());
+  CHECK(entriesIn(cache.path) == 2);
+  // A switch the helper does not know: the module loads as it is (with a warning).
+  CHECK(loaderFor(false, CUCATCH_FATBIN_TOOL, {"--no-such-switch"}).replacement(kRunTimePtx) == nullptr);
+  unsetenv("CUCATCH_CACHE_DIR");
 }
 
 TEST_CASE("JitLoader: link inputs: PTX is instrumented, sized data without a terminator too", "[jit]") {
@@ -256,4 +296,27 @@ TEST_CASE("JitLoader: link inputs: PTX is instrumented, sized data without a ter
   const unsigned char container[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0};
   CHECK(loader.replacementForLink(container, sizeof container, false, nullptr) == nullptr);
   CHECK(loaderFor(true).replacementForLink(nullptr, 0, true, nullptr) == nullptr);
+}
+
+#include "jit/LinkInputs.h"
+
+TEST_CASE("Link inputs: what the helper writes, the runtime reads back; anything else is refused", "[jit]") {
+  using cucatch::jit::LinkInput;
+  std::vector<LinkInput> inputs{{LinkInput::Kind::Ptx, ".version 9.0\n.target sm_90\n", "unit 1 of ./app"},
+                                {LinkInput::Kind::Fatbinary, std::string("\x50\xed\x55\xba\0\n\0", 7), "unit 2 of ./app"},
+                                {LinkInput::Kind::Ptx, "", "empty"}};
+  auto back = cucatch::jit::unpackLinkInputs(cucatch::jit::packLinkInputs(inputs));
+  REQUIRE(back);
+  REQUIRE(back->size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK((*back)[i].kind == inputs[i].kind);
+    CHECK((*back)[i].bytes == inputs[i].bytes);
+    CHECK((*back)[i].name == inputs[i].name);
+  }
+  CHECK(cucatch::jit::unpackLinkInputs("")->empty());
+  std::string packed = cucatch::jit::packLinkInputs(inputs);
+  CHECK_FALSE(cucatch::jit::unpackLinkInputs(packed.substr(0, packed.size() - 1)));  // cut short
+  CHECK_FALSE(cucatch::jit::unpackLinkInputs("cucatch-link-input cubin 3 x\nabc"));  // unknown kind
+  CHECK_FALSE(cucatch::jit::unpackLinkInputs("cucatch-link-input ptx many x\nabc"));
+  CHECK_FALSE(cucatch::jit::unpackLinkInputs("something else"));
 }

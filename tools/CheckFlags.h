@@ -1,0 +1,63 @@
+// The instrumentation switches of cucatch-ptx, in one place for the two tools that take them:
+// cucatch-ptx (given them by cucatch-nvcc from CUCATCH_PTX_FLAGS) and JIT mode's helper
+// (`cucatch-fatbin jit`, which reads CUCATCH_PTX_FLAGS itself), so that a module instrumented at
+// run time is instrumented as cucatch-nvcc would have instrumented it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <string>
+
+#include "instrument/Instrument.h"
+
+namespace cucatch::tools {
+
+struct CheckFlags {
+  bool sharedParts = false;
+  bool noDominated = false;
+  bool loopRanges = false;
+  bool noCoalesce = false;
+  std::string registerLimit = "measure";  // or "none"
+
+  void addTo(CLI::App& app) {
+    app.add_flag("--shared-parts", sharedParts,
+                 "check accesses to a kernel's dynamic shared memory against the part of it they address, where "
+                 "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
+                 "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
+                 "steps below it (a stencil's halo) is reported");
+    app.add_flag("--no-dominated", noDominated,
+                 "give an access its own check also where a dominating access through the same, unchanged address "
+                 "already checked a range that contains it (to measure what leaving those checks out saves)");
+    app.add_flag("--loop-ranges", loopRanges,
+                 "check the affine accesses of a strided loop once, before it, for the loop's whole range, and "
+                 "jump over their own checks where that passes. Pays in loops of many iterations per thread; costs "
+                 "in short ones (measured: a warp-per-row SpMV of 16 nonzeros per row ran 7% slower)");
+    app.add_flag("--no-coalesce", noCoalesce,
+                 "give every access its own check, where accesses through one address in straight-line code "
+                 "would share one range check (to measure what coalescing saves)");
+    app.add_option("--register-limit", registerLimit,
+                   "measure (default): compile the original with ptxas to learn each kernel's registers, and "
+                   "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
+                   "launches; none: no cap")
+        ->check(CLI::IsMember({"measure", "none"}));
+  }
+
+  // The rewriter's options (without the register caps, which need ptxas's measurements).
+  instrument::InstrumentOptions options() const {
+    instrument::InstrumentOptions o;
+    o.dynamicSharedParts = sharedParts;
+    o.coalesceChecks = !noCoalesce;
+    o.removeDominatedChecks = !noDominated;
+    o.loopRangeChecks = loopRanges;
+    return o;
+  }
+  bool measureRegisters() const { return registerLimit == "measure"; }
+  // What makes the output differ from the defaults' (part of the JIT cache's key).
+  std::string describe() const {
+    return fmt::format("parts {} dominated {} loops {} coalesce {} limit {}", sharedParts, !noDominated, loopRanges,
+                       !noCoalesce, registerLimit);
+  }
+};
+
+}  // namespace cucatch::tools
