@@ -145,9 +145,11 @@ uint32_t Metadata::takeIndex(bool direct) {
       fresh.pop_back();
       return i;
     }
-    if (quarantine.size() > keep) {
-      uint32_t i = quarantine.front();
-      quarantine.pop_front();
+    // The oldest freed index beyond the ones kept, that no free in flight holds.
+    for (size_t at = 0; at + keep < quarantine.size(); ++at) {
+      uint32_t i = quarantine[at];
+      if (held_.contains(i)) continue;
+      quarantine.erase(quarantine.begin() + static_cast<std::ptrdiff_t>(at));
       // The freed allocation that held this index no longer maps to it.
       if (auto it = indexToBase_.find(i); it != indexToBase_.end()) {
         auto old = byBase_.find(it->second);
@@ -252,6 +254,7 @@ void Metadata::undoFree(uint64_t base) {
   a.live = true;
   a.freedAt.clear();
   if (a.bstIndex != 0) {
+    held_.erase(a.bstIndex);
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstLive;
     setEntry(a.bstIndex, e);

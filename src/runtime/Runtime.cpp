@@ -240,7 +240,16 @@ void Runtime::publishInStream(CUstream stream, bool freeing) {
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   using Order = DeviceTables::Order;
-  if (here) here->apply(*metadata_, entries, writes, Order{Order::InStream, stream});
+  // The entries at the stream's point (a free takes effect there); the shadow map on cucatch's
+  // stream, in the order the host changed it, before the next launch: two programs' streams run
+  // in no order with each other, and the granules past one allocation's end (mapped to it for
+  // one-past-the-end pointers) may become the next allocation's, mapped from another stream.
+  // (Seen on the H100: a kernel on one stream looked up its fresh allocation's base and found
+  // the neighbour's padding, written later from the neighbour's stream.)
+  if (here) {
+    here->apply(*metadata_, entries, {}, Order{Order::InStream, stream});
+    if (!writes.empty()) here->apply(*metadata_, {}, writes, Order{});
+  }
   // A stream-ordered free reaches other contexts at its point of the stream, through an event
   // (before their next launch while the stream is being captured: a capture cannot be waited
   // on from outside); an allocation before their next launch.
@@ -406,6 +415,7 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   // An ordinary allocation reaches the device before the next launch (flushUpdates). A
   // stream-ordered one goes into its stream's order, behind what is pending.
   if (streamOrdered) orderAfterUpdates(stream);
+  releaseReachedFrees();
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
   if (streamOrdered) publishInStream(stream, false);
   if (options_.debug) log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
@@ -455,8 +465,33 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   // An ordinary free reaches the device before the next launch, which is after the real free
   // returned; a stream-ordered one at its point of the stream.
   if (streamOrdered) publishInStream(stream, true);
+  if (streamOrdered && result == CUDA_SUCCESS && r.allocation) holdUntilReached(stream, r.allocation->bstIndex);
   if (options_.debug) log(fmt::format("free of {:#x}", pointer));
   return result;
+}
+
+void Runtime::holdUntilReached(CUstream stream, uint32_t index) {
+  if (index == 0) return;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d_.cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS || capturing != CU_STREAM_CAPTURE_STATUS_NONE) return;
+  CUevent reached = nullptr;
+  if (ours(d_.cuEventCreate(&reached, CU_EVENT_DISABLE_TIMING), "ordering a table update") != CUDA_SUCCESS) return;
+  if (ours(d_.cuEventRecord(reached, stream), "ordering a table update") != CUDA_SUCCESS) {
+    d_.cuEventDestroy(reached);
+    return;
+  }
+  metadata_->holdIndex(index);
+  freesInFlight_.push_back({index, reached});
+}
+
+void Runtime::releaseReachedFrees() {
+  // Reached, or never to be (its context is gone): released either way.
+  std::erase_if(freesInFlight_, [&](const FreeInFlight& f) {
+    if (d_.cuEventQuery(f.reached) == CUDA_ERROR_NOT_READY) return false;
+    metadata_->releaseIndex(f.index);
+    d_.cuEventDestroy(f.reached);
+    return true;
+  });
 }
 
 // ------------------------------------------------------------------------------ launches

@@ -315,3 +315,26 @@ TEST_CASE("findNear: a pointer a little outside an allocation with its tag, for 
   CHECK(m.findNear(a - 8192, tagOf(p), 4096) == nullptr);
   CHECK(m.findNear(b + 1024 + 8192, tagOf(q), 4096) == nullptr);
 }
+
+TEST_CASE("a held index is not handed out again until released (a free still in flight)", "[runtime]") {
+  // Tags off: every index is indirect and reused as soon as the never-used ones run out.
+  Metadata m(MetadataConfig{.tags = false, .bstCapacity = 4});
+  std::vector<uint64_t> bases{0x7f0000000000, 0x7f0000100000, 0x7f0000200000};
+  for (uint64_t b : bases) m.onAllocate(b, 256, MemoryKind::StreamOrdered);
+  auto indexOf = [&](uint64_t base) { return m.deviceView(base).index; };
+  uint32_t first = indexOf(bases[0]), second = indexOf(bases[1]);
+  REQUIRE(first != 0);
+  m.onFree(bases[0]);
+  m.onFree(bases[1]);
+  m.holdIndex(first);
+  // The oldest freed index is held: the next one freed is taken instead.
+  m.onAllocate(0x7f0000300000, 256, MemoryKind::StreamOrdered);
+  CHECK(indexOf(0x7f0000300000) == second);
+  // Only the held one is left: a new allocation goes untracked rather than take it.
+  m.onAllocate(0x7f0000400000, 256, MemoryKind::StreamOrdered);
+  CHECK(indexOf(0x7f0000400000) == 0);
+  CHECK(m.deviceView(bases[0]).index == first);  // the freed allocation still maps to it
+  m.releaseIndex(first);
+  m.onAllocate(0x7f0000500000, 256, MemoryKind::StreamOrdered);
+  CHECK(indexOf(0x7f0000500000) == first);
+}
