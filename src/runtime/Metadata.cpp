@@ -200,9 +200,13 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     indexToBase_[index] = base;
     shadow_.map(base, size, index);
     // Padding: a one-past-the-end pointer still finds its own allocation, unless the next
-    // granule belongs to a live allocation already.
+    // granule belongs to a live allocation already. Not for stream-ordered memory: its shadow
+    // writes go into the allocating stream, the pool places the next allocation right after it
+    // (from another stream, maybe), and two streams' writes to one granule land in no set order
+    // (seen on the H100: a kernel found its freed neighbour's padding at its own base).
+    uint64_t padding = kind == MemoryKind::StreamOrdered ? 0 : config_.padding;
     for (uint64_t g = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
-         g < base + size + config_.padding; g += ShadowMap::kGranule) {
+         g < base + size + padding; g += ShadowMap::kGranule) {
       uint32_t other = shadow_.lookup(g);
       if (other == 0 || bst_[other].state != abi::kBstLive) shadow_.map(g, 1, index);
     }

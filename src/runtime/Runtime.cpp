@@ -240,16 +240,7 @@ void Runtime::publishInStream(CUstream stream, bool freeing) {
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   using Order = DeviceTables::Order;
-  // The entries at the stream's point (a free takes effect there); the shadow map on cucatch's
-  // stream, in the order the host changed it, before the next launch: two programs' streams run
-  // in no order with each other, and the granules past one allocation's end (mapped to it for
-  // one-past-the-end pointers) may become the next allocation's, mapped from another stream.
-  // (Seen on the H100: a kernel on one stream looked up its fresh allocation's base and found
-  // the neighbour's padding, written later from the neighbour's stream.)
-  if (here) {
-    here->apply(*metadata_, entries, {}, Order{Order::InStream, stream});
-    if (!writes.empty()) here->apply(*metadata_, {}, writes, Order{});
-  }
+  if (here) here->apply(*metadata_, entries, writes, Order{Order::InStream, stream});
   // A stream-ordered free reaches other contexts at its point of the stream, through an event
   // (before their next launch while the stream is being captured: a capture cannot be waited
   // on from outside); an allocation before their next launch.

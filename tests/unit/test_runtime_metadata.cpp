@@ -76,6 +76,11 @@ TEST_CASE("one past the end maps to its own allocation; the granule after does n
   uint64_t untagged = untag(p);
   CHECK(m.deviceView(untagged + 1024).index == tagOf(p));
   CHECK(m.deviceView(untagged + 1024 + 64).index == 0);
+  // Stream-ordered memory gets no padding: the pool's next allocation starts right there, and
+  // is mapped from its own stream (docs/design.md, "Device tables").
+  uint64_t q = m.onAllocate(deviceAddress(1), 1024, MemoryKind::StreamOrdered, {});
+  CHECK(m.deviceView(untag(q) + 1023).index == tagOf(q));
+  CHECK(m.deviceView(untag(q) + 1024).index == 0);
 }
 
 TEST_CASE("more live allocations than direct tags: temporal tags through the shadow map", "[runtime]") {
