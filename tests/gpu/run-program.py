@@ -26,8 +26,13 @@
   program's cucatch build (and allows it); "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
-  "// cucatch-jit" adds a second test, run with --jit: the plain build under `cucatch-run --jit`
-  takes the cucatch build's place and is judged the same way (JIT mode instruments its PTX);
+  with --jit plain (or --jit ptx), the plain build NAME.plain (or the PTX-only one, NAME.ptx) under
+  `cucatch-run --jit` takes the cucatch build's place and is judged the same way (JIT mode
+  instruments its PTX; "// cucatch-build-env:" variables are set for the run, which is where JIT
+  mode reads CUCATCH_PTX_FLAGS), except that what holds for the cucatch build only (its notes,
+  "expect-tagged", "expect-raw", "also: with tags on") is left out, and any "// cucatch-jit-X"
+  annotation is "// cucatch-X" for JIT mode only (such as "// cucatch-jit-env: CUCATCH_TAGS=1",
+  "// cucatch-jit-expect-note: TEXT" or "// cucatch-jit-expect: clean");
   "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs;
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
@@ -36,7 +41,9 @@
   wants its cucatch build, run with tags on, to fail and print the runtime's hint.
 
   A Python program (NAME.py, annotations behind "#") uses precompiled kernels only (PyTorch):
-  it runs as it is and under cucatch-run, and must be "clean". "# cucatch-needs-module: M"
+  it runs as it is and under cucatch-run, and must be "clean"; or, annotated "cucatch-modes: jit"
+  (tests/CMakeLists.txt), it builds a PyTorch extension that only JIT mode checks, and may have
+  a bug. "# cucatch-needs-module: M"
   skips it where Python cannot import M.
 
 usage: run-program.py NAME --bin-dir DIR --src-dir DIR [--cucatch-run PATH]
@@ -69,7 +76,8 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--src-dir", required=True)
     ap.add_argument("--cucatch-run")
-    ap.add_argument("--jit", action="store_true", help="judge the plain build under cucatch-run --jit")
+    ap.add_argument("--jit", choices=["plain", "ptx"],
+                    help="judge this plain build (NAME.plain, or the PTX-only NAME.ptx) under cucatch-run --jit")
     a = ap.parse_args()
     try:
         gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
@@ -93,12 +101,14 @@ def main():
     m = re.match(r"// cucatch-expect: (.*)$", text[0])
     if not m:
         fail(f"{source}: no cucatch-expect annotation on line 1")
+    if a.jit:  # "// cucatch-jit-expect: ...": what JIT mode does differs (a cubin it cannot check)
+        m = next((re.match(r"// cucatch-jit-expect: (.*)$", l) for l in text if l.startswith("// cucatch-jit-expect: ")), m)
     words = m.group(1).split()
     plain = os.path.join(a.bin_dir, a.name + ".plain")
     checked = os.path.join(a.bin_dir, a.name + ".cucatch")
     if python:
-        if words[0] != "clean" or not a.cucatch_run:
-            fail(f"{source}: a Python program can only be 'clean', and needs --cucatch-run")
+        if (words[0] != "clean" and not a.jit) or not a.cucatch_run:
+            fail(f"{source}: a Python program is 'clean' (a bug only JIT mode checks), and needs --cucatch-run")
         for l in text:
             if l.startswith("// cucatch-needs-module: "):
                 module = l.split(": ", 1)[1].strip()
@@ -106,7 +116,7 @@ def main():
                     print(f"SKIPPED: Python has no module {module} here ({a.name})")
                     return 77
         plain_cmd = [sys.executable, source]
-        checked_cmd = [a.cucatch_run, "--", sys.executable, source]
+        checked_cmd = [a.cucatch_run] + (["--jit"] if a.jit else []) + ["--", sys.executable, source]
     else:
         for b in (plain, checked):
             if not os.path.exists(b):
@@ -115,13 +125,23 @@ def main():
         if a.jit:
             if not a.cucatch_run:
                 fail("--jit needs --cucatch-run")
-            checked_cmd = [a.cucatch_run, "--jit", "--", plain]
+            jitted = os.path.join(a.bin_dir, f"{a.name}.{a.jit}")
+            if not os.path.exists(jitted):
+                fail(f"{jitted} is missing: build the gpu-programs target first")
+            checked_cmd = [a.cucatch_run, "--jit", "--", jitted]
 
+    if a.jit:
+        # What a cucatch-nvcc build says or tags does not hold for JIT mode (which instruments all
+        # the program's code, and leaves tags off unless CUCATCH_TAGS=1): its own annotations do.
+        compiled_only = ("// cucatch-expect-note: ", "// cucatch-expect-tagged", "// cucatch-expect-raw",
+                         "// cucatch-also: with tags on")
+        text = [l.replace("// cucatch-jit-", "// cucatch-", 1) for l in text if not l.startswith(compiled_only)]
     env = dict(os.environ)
     for l in text:
-        if l.startswith("// cucatch-env: "):
-            k, v = l[len("// cucatch-env: "):].split("=", 1)
-            env[k] = v
+        for prefix in ["// cucatch-env: "] + (["// cucatch-build-env: "] if a.jit else []):
+            if l.startswith(prefix):
+                k, v = l[len(prefix):].split("=", 1)
+                env[k] = v
 
     if words[0] == "clean":
         p = run(plain_cmd)
@@ -219,7 +239,7 @@ def main():
             places = [(e.get("file", ""), e.get("line"))]
             if "inlined_at" in e:
                 places.append((e["inlined_at"].get("file", ""), e["inlined_at"].get("line")))
-            if not any(l in bug_lines and os.path.basename(f) == a.name + ".cu" for f, l in places):
+            if not any(l in bug_lines and os.path.basename(f) == os.path.basename(source) for f, l in places):
                 return f"at {places}, expected line {bug_lines}"
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
@@ -245,8 +265,9 @@ def main():
             return "no allocation"
         if memory and e["allocation"].get("memory") != memory:
             return f"memory {e['allocation'].get('memory')}"
-        # The program's own frames are named (from its symbol table: it exports none).
-        if not any(" in main+" in f for f in e["allocation"].get("allocated_at", [])):
+        # The program's own frames are named (from its symbol table: it exports none); the Python
+        # interpreter's are not the program's.
+        if not python and not any(" in main+" in f for f in e["allocation"].get("allocated_at", [])):
             return f"no frame in main in the allocation's backtrace {e['allocation'].get('allocated_at')}"
         return None
 
@@ -261,7 +282,7 @@ def main():
         r = run([a.cucatch_run, "--", plain])
         if r.returncode != 1 or "cucatch: ERROR: " + kind not in r.stderr:
             fail(f"cucatch-run -- {a.name}.plain: exit {r.returncode}, expected 1 and a {kind} report\n{r.stderr[-2000:]}")
-    p = run([plain])
+    p = run(plain_cmd)
     print(f"PASS: {a.name}: {kind} {e.get('access', '')} {e.get('size', '')} {e.get('kernel', '')} {where} "
           f"(plain build: exit {p.returncode})")
     return 0

@@ -1,5 +1,4 @@
 // cucatch-expect: out-of-bounds read 4 kernel=fir object=taps space=const
-// cucatch-jit
 // A __constant__ array read one element past its end: the read lands in the next __constant__
 // array, which Compute Sanitizer never reports.
 #include "common.h"

@@ -1,5 +1,4 @@
 // cucatch-expect: out-of-bounds write 8 kernel=caller
-// cucatch-jit
 // The access is in a device function that is not inlined; the report names the kernel that
 // was running and the function's line.
 #include "common.h"

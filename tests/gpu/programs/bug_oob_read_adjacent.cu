@@ -1,5 +1,4 @@
 // cucatch-expect: out-of-bounds read 4 kernel=read_past
-// cucatch-jit
 #include "common.h"
 __global__ void read_past(const int* p, int n, int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

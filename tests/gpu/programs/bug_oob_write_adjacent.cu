@@ -1,5 +1,4 @@
 // cucatch-expect: out-of-bounds write 4 kernel=write_past
-// cucatch-jit
 #include "common.h"
 __global__ void write_past(float* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,5 +1,4 @@
 // cucatch-expect: out-of-bounds write 4 kernel=smooth object=prev space=shared
-// cucatch-jit
 // A __shared__ array written one element past its end: the address lands in the next array of
 // the block's shared memory, which Compute Sanitizer cannot tell from a correct access. cucatch
 // checks it against the array's own 256 bytes.

@@ -1,5 +1,4 @@
 // cucatch-expect: use-after-free write 4 kernel=touch
-// cucatch-jit
 #include "common.h"
 __global__ void touch(int* p) {
   if (threadIdx.x == 0) p[3] = 7;  // cucatch-bug-line

@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuBLAS (not instrumented) called with the program's buffers (tagged pointers): its kernels
 // must receive untagged pointers.
 #include <cublas_v2.h>

@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas -lcusolver
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // Batched cuBLAS and cuSOLVER calls read their matrices' addresses from arrays in device memory,
 // which the program filled with (tagged) pointers from cudaMalloc. The libraries' kernels are
 // not instrumented and read those arrays themselves, so the runtime hands each call an

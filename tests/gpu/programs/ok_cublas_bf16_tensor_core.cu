@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // A bf16 GEMM large enough for cuBLASLt's Hopper kernels (TMA descriptors made from the
 // program's buffers, launched through driver entry points cuBLASLt resolves with dlsym), on
 // tagged pointers, plus a strided-batched one on interior pointers. Inputs are small integers,

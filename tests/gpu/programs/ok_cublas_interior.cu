@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcublas
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuBLAS (an uninstrumented library) on the program's buffers: cublasSgemm, then
 // cublasSaxpy on interior pointers; small integer values keep the results exact. For these
 // shapes cuBLAS 13 picks a split-K CUTLASS GEMM that cuBLASLt launches through cuLaunchKernel

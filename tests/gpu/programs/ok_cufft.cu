@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcufft
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuFFT keeps the buffers it is given, and its plans' work areas, in descriptors its kernels
 // read from device memory, where no launch can untag them: with tags on, its kernels faulted.
 // cucatch untags the buffers at cufftExec* and cufftSetWorkArea, and leaves memory cuFFT

@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcurand
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuRAND's host API writes into the program's buffers (tagged) from its own kernels, and keeps
 // generator state in memory it allocates itself.
 #include <curand.h>

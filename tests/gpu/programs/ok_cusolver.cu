@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcusolver
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuSOLVER's dense Cholesky and LU with the program's matrix, workspace and info word.
 #include <cusolverDn.h>
 #include <vector>

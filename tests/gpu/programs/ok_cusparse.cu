@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-link: -lcusparse
 // cucatch-expect-tagged
+// cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 // cuSPARSE's generic API keeps the program's buffers in descriptors: a CSR SpMV with the
 // library's own buffer query and a buffer of the program's, with zero- and one-based indices
 // and two algorithms. With one-based indices cuSPARSE hands its kernels pointers a few elements

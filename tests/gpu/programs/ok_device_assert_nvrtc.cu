@@ -1,5 +1,6 @@
 // cucatch-expect: clean
 // cucatch-link: -lcuda -lnvrtc
+// cucatch-jit-expect-note: not instrumented: a cubin
 // The same with the driver API called by symbol and a kernel NVRTC compiles at run time (as
 // cuda-samples' simpleAssert_nvrtc): its own context, a cubin loaded with cuModuleLoadData, a
 // launch with cuLaunchKernel; cuCtxSynchronize must return CUDA_ERROR_ASSERT.

@@ -1,5 +1,4 @@
 // cucatch-expect: clean
-// cucatch-jit
 // Launch validity: kernels with many live pointers launched with 1024 threads per block. The
 // gather kernel keeps nine pointers live across its loop: instrumented without a cap, ptxas
 // gives it about 100 registers (sm_90), past the 64 a 1024-thread block allows, and the launch fails;

@@ -1,6 +1,9 @@
 # cucatch-expect: clean
 # cucatch-expect-raw
 # cucatch-needs-module: torch
+# cucatch-jit-expect-note: libtorch_cuda.so: not instrumented on sm_90
+# cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
+# cucatch-jit-expect-note: not instrumented: a cubin
 """PyTorch on the GPU (no cucatch instrumentation: every kernel is precompiled or generated
 by Triton) must give the same results under the cucatch runtime as without it. PyTorch's
 caching allocator (libc10_cuda, a precompiled library) makes the allocations, so its pointers

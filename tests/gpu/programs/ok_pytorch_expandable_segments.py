@@ -1,5 +1,7 @@
 # cucatch-expect: clean
 # cucatch-needs-module: torch
+# cucatch-jit-expect-note: libtorch_cuda.so: not instrumented on sm_90
+# cucatch-jit-expect-note: JIT mode leaves the CUDA libraries' own kernels uninstrumented
 """PyTorch with expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): the
 caching allocator maps physical memory into a reserved range with the driver's virtual memory
 management API (cuMemCreate, cuMemMap), which cucatch does not track. Results must be the

@@ -1,6 +1,5 @@
 // cucatch-expect: clean
 // cucatch-expect-checked: gemm
-// cucatch-jit
 // Correct kernels that use shared memory in the ways real code does: tiled matrix multiply,
 // a stencil with halo, tree reductions, shared-memory atomics, dynamic shared memory carved into
 // parts, cp.async and cuda::memcpy_async pipelines, ldmatrix, a shared pointer broadcast by a

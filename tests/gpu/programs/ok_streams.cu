@@ -1,5 +1,4 @@
 // cucatch-expect: clean
-// cucatch-jit
 // cucatch-expect-checked: square
 #include <vector>
 #include "common.h"

@@ -1,5 +1,4 @@
 // cucatch-expect: clean
-// cucatch-jit
 // cucatch-expect-checked: copy_scaled
 // Pointers passed inside a struct argument, and memset/memcpy on interior pointers.
 #include "common.h"

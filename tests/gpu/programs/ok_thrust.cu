@@ -1,5 +1,4 @@
 // cucatch-expect: clean
-// cucatch-jit
 #include <thrust/device_vector.h>
 #include <thrust/reduce.h>
 #include <thrust/sort.h>

@@ -1,14 +1,11 @@
 // For the programs that compile a kernel at run time with NVRTC and run it through the driver
 // API by symbol (linked with -lcuda -lnvrtc), as NVRTC users and cuda-samples' *_nvrtc do.
 #pragma once
-#include <cuda.h>
 #include <nvrtc.h>
 #include <string>
 #include <vector>
-#include "common.h"
+#include "driver_api.h"
 
-#define DRIVER(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char* s_ = "?"; cuGetErrorName(r_, &s_); \
-  std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_); std::exit(2); } } while (0)
 #define RTC(x) do { nvrtcResult r_ = (x); if (r_ != NVRTC_SUCCESS) { \
   std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, nvrtcGetErrorString(r_)); std::exit(2); } } while (0)
 
