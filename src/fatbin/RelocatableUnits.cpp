@@ -56,6 +56,10 @@ RelocatableUnits relocatableUnitsOf(std::span<const uint8_t> image, const Fatbin
   }
   std::set<std::string> imageFunctions;
   if (!placeholder) imageFunctions = cubinFunctions(linked, "the image's cubin");
+  // The compiler's own helpers (IEEE division and square root slow paths: __cuda_sm3x_div_rn_
+  // noftz_f32_slowpath, __cuda_sm20_sqrt_rn_f32_slowpath, ...), which the linker adds from its
+  // library, in nvlink's link as in the driver's: no unit defines them.
+  std::erase_if(imageFunctions, [](const std::string& f) { return f.starts_with("__cuda_sm"); });
   std::set<std::string> unitFunctions;
   bool anyPtx = false;
   for (const auto& region : object.regions()) {

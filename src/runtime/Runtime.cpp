@@ -465,17 +465,26 @@ void Runtime::holdUntilReached(CUstream stream, uint32_t index) {
   if (index == 0) return;
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   if (d_.cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS || capturing != CU_STREAM_CAPTURE_STATUS_NONE) return;
+  // Relaxed: another stream of the program may be capturing, and the event calls would end its
+  // capture (cuda-samples' graphMemoryNodes, under JIT mode, did).
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
   CUevent reached = nullptr;
-  if (ours(d_.cuEventCreate(&reached, CU_EVENT_DISABLE_TIMING), "ordering a table update") != CUDA_SUCCESS) return;
-  if (ours(d_.cuEventRecord(reached, stream), "ordering a table update") != CUDA_SUCCESS) {
-    d_.cuEventDestroy(reached);
-    return;
+  if (ours(d_.cuEventCreate(&reached, CU_EVENT_DISABLE_TIMING), "ordering a table update") == CUDA_SUCCESS) {
+    if (ours(d_.cuEventRecord(reached, stream), "ordering a table update") == CUDA_SUCCESS) {
+      metadata_->holdIndex(index);
+      freesInFlight_.push_back({index, reached});
+    } else {
+      d_.cuEventDestroy(reached);
+    }
   }
-  metadata_->holdIndex(index);
-  freesInFlight_.push_back({index, reached});
+  restoreCapture(saved);
 }
 
 void Runtime::releaseReachedFrees() {
+  if (freesInFlight_.empty()) return;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
   // Reached, or never to be (its context is gone): released either way.
   std::erase_if(freesInFlight_, [&](const FreeInFlight& f) {
     if (d_.cuEventQuery(f.reached) == CUDA_ERROR_NOT_READY) return false;
@@ -483,6 +492,7 @@ void Runtime::releaseReachedFrees() {
     d_.cuEventDestroy(f.reached);
     return true;
   });
+  restoreCapture(saved);
 }
 
 // ------------------------------------------------------------------------------ launches

@@ -214,6 +214,20 @@ def case_jit_relocatable(a, w):
     listing = run([a.fatbin_tool, "list", exe]).stdout
     if not re.search(r"\.nv_fatbin\s+0\s+sm_90\s+sass.*relinked from 2 relocatable units", listing):
         raise Failure(f"the listing does not say the image is relinked:\n{listing}")
+    # A float division: nvlink adds the compiler's slow path for it (__cuda_sm3x_div_rn_noftz_f32_
+    # slowpath), which no unit defines (and the driver's link adds it as well).
+    with open(os.path.join(w, "divide.cu"), "w") as f:
+        f.write("__device__ float ratio(float a, float b);\n"
+                "__global__ void divide(float* o, const float* a, const float* b) { o[0] = ratio(a[0], b[0]); }\n"
+                "int main() { return 0; }\n")
+    with open(os.path.join(w, "ratio.cu"), "w") as f:
+        f.write("__device__ float ratio(float a, float b) { return a / b; }\n")
+    divide = os.path.join(w, "divide.exe")
+    run([a.nvcc, "-arch=sm_90", "-rdc=true", os.path.join(w, "divide.cu"), os.path.join(w, "ratio.cu"), "-o", divide])
+    helpers = run([a.fatbin_tool, "jit", largest_container(divide, os.path.join(w, "divide.fatbin")), "--arch",
+                   "sm_90", "-o", out + ".div", "--relocatable-from", divide], check=False)
+    if helpers.returncode != 6:
+        raise Failure(f"a link with the compiler's helpers: expected exit 6: {helpers.returncode} {helpers.stderr}")
     # PTX only: nvcc leaves the device link to the driver (adding libcudadevrt, SASS only), and
     # the image is an empty placeholder.
     ptx_only = os.path.join(w, "rdc-ptx.exe")
@@ -238,7 +252,7 @@ def case_jit_relocatable(a, w):
                  "--relocatable-from", sass], check=False)
     if plain.returncode != 3 or "relocatable units" in plain.stderr:
         raise Failure(f"no -rdc: expected exit 3 with the image's reason alone: {plain.returncode} {plain.stderr}")
-    print(r.stderr + placeholder.stderr + other.stderr + plain.stderr, end="")
+    print(r.stderr + helpers.stderr + placeholder.stderr + other.stderr + plain.stderr, end="")
 
 
 def case_compression(a, w):
