@@ -111,6 +111,11 @@ constexpr unsigned kTagStep = 2;
 // Freed direct indices wait until this many are queued before one is reused, so that a stale
 // direct-tagged pointer keeps naming its freed entry for a while.
 constexpr size_t kDirectQuarantine = 64;
+// Freed indirect indices wait too (up to this many, at most an eighth of them): a
+// stream-ordered free writes its entry at its point of its stream, which may lag far behind the
+// host, and an index handed out again before that write ran would have the new allocation's
+// entry overwritten by the old one's (two programs' streams run in no order with each other).
+constexpr size_t kIndirectQuarantine = 1024;
 // Freed allocations remembered after their address range was handed out again.
 constexpr size_t kReplacedKept = 4096;
 }  // namespace
@@ -123,6 +128,7 @@ Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
   // Direct tags are BST indices: the even ones of 16..254 (the odd entries stay unused).
   for (uint32_t i = kFirstIndirect - kTagStep; i >= abi::kFirstDirectTag; i -= kTagStep) freeDirect_.push_back(i);
   for (uint32_t i = config_.bstCapacity - 1; i >= kFirstIndirect; --i) freeIndirect_.push_back(i);
+  indirectQuarantine_ = std::min(kIndirectQuarantine, freeIndirect_.size() / 8);
 }
 
 void Metadata::setEntry(uint32_t index, const abi::BstEntry& e) {
@@ -145,11 +151,9 @@ uint32_t Metadata::takeIndex(bool direct) {
       fresh.pop_back();
       return i;
     }
-    // The oldest freed index beyond the ones kept, that no free in flight holds.
-    for (size_t at = 0; at + keep < quarantine.size(); ++at) {
-      uint32_t i = quarantine[at];
-      if (held_.contains(i)) continue;
-      quarantine.erase(quarantine.begin() + static_cast<std::ptrdiff_t>(at));
+    if (quarantine.size() > keep) {
+      uint32_t i = quarantine.front();
+      quarantine.pop_front();
       // The freed allocation that held this index no longer maps to it.
       if (auto it = indexToBase_.find(i); it != indexToBase_.end()) {
         auto old = byBase_.find(it->second);
@@ -163,7 +167,8 @@ uint32_t Metadata::takeIndex(bool direct) {
     }
     return 0;
   };
-  return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine) : take(freeIndirect_, quarantineIndirect_, 0);
+  return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine)
+                : take(freeIndirect_, quarantineIndirect_, indirectQuarantine_);
 }
 
 uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw) {
@@ -258,7 +263,6 @@ void Metadata::undoFree(uint64_t base) {
   a.live = true;
   a.freedAt.clear();
   if (a.bstIndex != 0) {
-    held_.erase(a.bstIndex);
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstLive;
     setEntry(a.bstIndex, e);

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <set>
 #include <optional>
 #include <random>
 #include <string>
@@ -107,11 +106,6 @@ class Metadata {
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
-  // Keeps a freed allocation's BST index from being handed out again until released: its free
-  // is ordered in a stream (cudaFreeAsync) and has not reached the device yet, and an entry
-  // written for a new allocation before it would be overwritten by that late write of the old.
-  void holdIndex(uint32_t index) { held_.insert(index); }
-  void releaseIndex(uint32_t index) { held_.erase(index); }
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
@@ -155,7 +149,7 @@ class Metadata {
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
-  std::set<uint32_t> held_;                                // freed, not to be reused yet (holdIndex)
+  size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
   std::mt19937_64 rng_;
   uint64_t nextId_ = 1;
 };

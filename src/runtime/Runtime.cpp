@@ -406,7 +406,6 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   // An ordinary allocation reaches the device before the next launch (flushUpdates). A
   // stream-ordered one goes into its stream's order, behind what is pending.
   if (streamOrdered) orderAfterUpdates(stream);
-  releaseReachedFrees();
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
   if (streamOrdered) publishInStream(stream, false);
   if (options_.debug) log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
@@ -456,43 +455,8 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   // An ordinary free reaches the device before the next launch, which is after the real free
   // returned; a stream-ordered one at its point of the stream.
   if (streamOrdered) publishInStream(stream, true);
-  if (streamOrdered && result == CUDA_SUCCESS && r.allocation) holdUntilReached(stream, r.allocation->bstIndex);
   if (options_.debug) log(fmt::format("free of {:#x}", pointer));
   return result;
-}
-
-void Runtime::holdUntilReached(CUstream stream, uint32_t index) {
-  if (index == 0) return;
-  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (d_.cuStreamIsCapturing(stream, &capturing) != CUDA_SUCCESS || capturing != CU_STREAM_CAPTURE_STATUS_NONE) return;
-  // Relaxed: another stream of the program may be capturing, and the event calls would end its
-  // capture (cuda-samples' graphMemoryNodes, under JIT mode, did).
-  CUstreamCaptureMode saved;
-  relaxCapture(saved);
-  CUevent reached = nullptr;
-  if (ours(d_.cuEventCreate(&reached, CU_EVENT_DISABLE_TIMING), "ordering a table update") == CUDA_SUCCESS) {
-    if (ours(d_.cuEventRecord(reached, stream), "ordering a table update") == CUDA_SUCCESS) {
-      metadata_->holdIndex(index);
-      freesInFlight_.push_back({index, reached});
-    } else {
-      d_.cuEventDestroy(reached);
-    }
-  }
-  restoreCapture(saved);
-}
-
-void Runtime::releaseReachedFrees() {
-  if (freesInFlight_.empty()) return;
-  CUstreamCaptureMode saved;
-  relaxCapture(saved);
-  // Reached, or never to be (its context is gone): released either way.
-  std::erase_if(freesInFlight_, [&](const FreeInFlight& f) {
-    if (d_.cuEventQuery(f.reached) == CUDA_ERROR_NOT_READY) return false;
-    metadata_->releaseIndex(f.index);
-    d_.cuEventDestroy(f.reached);
-    return true;
-  });
-  restoreCapture(saved);
 }
 
 // ------------------------------------------------------------------------------ launches

@@ -157,11 +157,6 @@ class Runtime {
   void flushUpdates();
   void orderAfterUpdates(CUstream stream);  // flushUpdates, then `stream` waits for this context's updates
   void publishInStream(CUstream stream, bool freeing);
-  // A stream-ordered free's BST index is handed out again only once the free's table update has
-  // run on the device (Metadata::holdIndex): an event recorded behind it in `stream` says when.
-  // (Not while the stream is captured: a graph's free runs when the graph does.)
-  void holdUntilReached(CUstream stream, uint32_t index);
-  void releaseReachedFrees();
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
@@ -190,11 +185,6 @@ class Runtime {
   std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
-  struct FreeInFlight {
-    uint32_t index;
-    CUevent reached;
-  };
-  std::vector<FreeInFlight> freesInFlight_;  // holdUntilReached
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
   // null entry is a context whose tables could not be made: it runs unchecked.

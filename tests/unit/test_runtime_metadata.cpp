@@ -321,25 +321,23 @@ TEST_CASE("findNear: a pointer a little outside an allocation with its tag, for 
   CHECK(m.findNear(b + 1024 + 8192, tagOf(q), 4096) == nullptr);
 }
 
-TEST_CASE("a held index is not handed out again until released (a free still in flight)", "[runtime]") {
-  // Tags off: every index is indirect and reused as soon as the never-used ones run out.
-  Metadata m(MetadataConfig{.tags = false, .bstCapacity = 4});
-  std::vector<uint64_t> bases{0x7f0000000000, 0x7f0000100000, 0x7f0000200000};
-  for (uint64_t b : bases) m.onAllocate(b, 256, MemoryKind::StreamOrdered);
-  auto indexOf = [&](uint64_t base) { return m.deviceView(base).index; };
-  uint32_t first = indexOf(bases[0]), second = indexOf(bases[1]);
-  REQUIRE(first != 0);
-  m.onFree(bases[0]);
-  m.onFree(bases[1]);
-  m.holdIndex(first);
-  // The oldest freed index is held: the next one freed is taken instead.
-  m.onAllocate(0x7f0000300000, 256, MemoryKind::StreamOrdered);
-  CHECK(indexOf(0x7f0000300000) == second);
-  // Only the held one is left: a new allocation goes untracked rather than take it.
-  m.onAllocate(0x7f0000400000, 256, MemoryKind::StreamOrdered);
-  CHECK(indexOf(0x7f0000400000) == 0);
-  CHECK(m.deviceView(bases[0]).index == first);  // the freed allocation still maps to it
-  m.releaseIndex(first);
-  m.onAllocate(0x7f0000500000, 256, MemoryKind::StreamOrdered);
-  CHECK(indexOf(0x7f0000500000) == first);
+TEST_CASE("freed indirect indices wait in quarantine before they are handed out again", "[runtime]") {
+  // Tags off: every index is indirect. 800 never-used ones (capacity 1056 less the 256 below the
+  // first indirect one), so a quarantine of 100 (an eighth).
+  Metadata m(MetadataConfig{.tags = false, .bstCapacity = 1056});
+  auto address = [](int i) { return deviceAddress(i % 2000) + uint64_t(i / 2000) * 256; };
+  std::vector<uint64_t> live;
+  for (int i = 0; i < 800; ++i) live.push_back(m.onAllocate(address(i), 64, MemoryKind::StreamOrdered));
+  uint32_t firstIndex = m.deviceView(live[0]).index;
+  REQUIRE(firstIndex != 0);
+  for (int i = 0; i < 100; ++i) m.onFree(live[i]);
+  // 100 freed: all in quarantine, none handed out yet.
+  uint64_t next = m.onAllocate(address(900), 64, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(next).index == 0);
+  CHECK(m.deviceView(live[0]).index == firstIndex);  // the freed entry is still found (freed)
+  CHECK(m.deviceView(live[0]).entry.state == abi::kBstFreed);
+  // One more freed: the oldest leaves the quarantine.
+  m.onFree(live[100]);
+  uint64_t reused = m.onAllocate(address(901), 64, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(reused).index == firstIndex);
 }
