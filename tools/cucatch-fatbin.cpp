@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -134,6 +135,13 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
     else fmt::print(stderr, "cucatch-fatbin: {} (and not relinked from its relocatable units: {})\n", noPtx, found.why);
     return kExitNoPtx;
   }
+  // A cucatch-nvcc -rdc build's units hold instrumented PTX: its image is instrumented already.
+  for (const auto& unit : found.units)
+    if (unit.ptx && cucatch::jit::isInstrumented(*unit.ptx)) {
+      fmt::print(stderr, "cucatch-fatbin: {}: relocatable device code instrumented already ({})\n", moduleName,
+                 unit.name);
+      return kExitInstrumentedAlready;
+    }
   std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
   std::vector<cucatch::jit::LinkInput> inputs;
   size_t instrumented = 0;
@@ -277,10 +285,32 @@ int main(int argc, char** argv) {
                          "where FILE (one container) has no PTX for --arch: if it was linked from the relocatable "
                          "device code (-rdc) of this program or library, write the units to link in its place, "
                          "their PTX instrumented, to -o (exit status 6)");
-  // cucatch-ptx's switches (the runtime passes those of CUCATCH_PTX_FLAGS, as cucatch-nvcc does).
+  // cucatch-ptx's switches: given one by one, or as CUCATCH_PTX_FLAGS holds them (one string,
+  // which the runtime passes on: --ptx-flags).
   cucatch::tools::CheckFlags checkFlags;
   checkFlags.addTo(*jitCommand);
+  std::string ptxFlags;
+  jitCommand->add_option("--ptx-flags", ptxFlags,
+                         "cucatch-ptx's options in one string, as CUCATCH_PTX_FLAGS gives them to cucatch-nvcc: the "
+                         "switches that choose the checks apply; those about building (--stats, --ptxas, "
+                         "--ptxas-arch, --ptxas-options, --module-name) are accepted and have no effect here");
   CLI11_PARSE(app, argc, argv);
+  if (!ptxFlags.empty()) {
+    CLI::App given{"CUCATCH_PTX_FLAGS"};
+    checkFlags.addTo(given);
+    bool stats = false;
+    std::string ignored;
+    given.add_flag("--stats", stats);
+    for (const char* name : {"--ptxas", "--ptxas-arch", "--ptxas-options", "--module-name"}) given.add_option(name, ignored);
+    try {
+      auto words = cucatch::toolchain::splitOptions(ptxFlags);
+      std::reverse(words.begin(), words.end());  // CLI11 takes them last first
+      given.parse(words);
+    } catch (const CLI::ParseError& e) {
+      fmt::print(stderr, "cucatch-fatbin: error: CUCATCH_PTX_FLAGS '{}': {}\n", ptxFlags, e.what());
+      return 2;
+    }
+  }
   try {
     if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName, ptxasChoice, checkFlags,
                                 relocatableFrom);

@@ -157,7 +157,11 @@ int asCicc(int argc, char** argv) {
   if (!ptxasOptions.empty()) rewrite.push_back("--ptxas-options=" + ptxasOptions);
   // Reports name the module by its source, not by nvcc's temporary file.
   if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
-  if (std::string extra = env("CUCATCH_PTX_FLAGS"); !extra.empty()) rewrite.insert(rewrite.begin() + 2, extra);
+  // CUCATCH_PTX_FLAGS: cucatch-ptx's options, as many as it holds (split at white space).
+  if (std::string extra = env("CUCATCH_PTX_FLAGS"); !extra.empty()) {
+    auto words = cucatch::toolchain::splitOptions(extra);
+    rewrite.insert(rewrite.begin() + 2, words.begin(), words.end());
+  }
   status = run(rewrite);
   if (status != 0) {
     std::fprintf(stderr, "cucatch-nvcc: error: cucatch-ptx could not instrument the PTX of this compilation (above)\n");

@@ -66,7 +66,8 @@ inline std::optional<size_t> containerSize(const void* header) {
 }
 
 // The bytes an ELF64 image in memory (a cubin) spans, read from its headers: the furthest end of
-// its header tables and of the sections and segments they describe; none where it is not ELF64.
+// its header tables and of the sections and segments that occupy bytes; none where it is not
+// ELF64 or its headers are not a cubin's.
 inline std::optional<size_t> elfImageSize(const void* image) {
   const auto* p = static_cast<const uint8_t*>(image);
   if (std::memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2) return std::nullopt;  // ELFCLASS64
@@ -77,14 +78,24 @@ inline std::optional<size_t> elfImageSize(const void* image) {
   };
   uint64_t phoff = read(0x20, 8), shoff = read(0x28, 8);
   uint64_t phentsize = read(0x36, 2), phnum = read(0x38, 2), shentsize = read(0x3A, 2), shnum = read(0x3C, 2);
+  // Headers of another size, or tables placed beyond any cubin's size: not an image to measure.
+  constexpr uint64_t kLimit = uint64_t(1) << 40;
+  if ((shnum && shentsize != 64) || (phnum && phentsize != 56) || shoff > kLimit || phoff > kLimit) return std::nullopt;
   uint64_t end = std::max<uint64_t>({64, phoff + phnum * phentsize, shoff + shnum * shentsize});
   for (uint64_t i = 0; i < shnum; ++i) {
     size_t h = shoff + i * shentsize;
-    if (read(h + 4, 4) != 8) end = std::max(end, read(h + 0x18, 8) + read(h + 0x20, 8));  // not SHT_NOBITS
+    // Sections that occupy no bytes of the image: SHT_NOBITS, and CUDA's .nv.global
+    // (SHT_LOPROC + 7) and .nv.shared.* (SHT_LOPROC + 0xa), which only give sizes.
+    uint64_t type = read(h + 4, 4), offset = read(h + 0x18, 8), size = read(h + 0x20, 8);
+    if (type == 8 || type == 0x70000007 || type == 0x7000000a) continue;
+    if (offset > kLimit || size > kLimit) return std::nullopt;
+    end = std::max(end, offset + size);
   }
   for (uint64_t i = 0; i < phnum; ++i) {
     size_t h = phoff + i * phentsize;
-    end = std::max(end, read(h + 8, 8) + read(h + 0x20, 8));
+    uint64_t offset = read(h + 8, 8), size = read(h + 0x20, 8);
+    if (offset > kLimit || size > kLimit) return std::nullopt;
+    end = std::max(end, offset + size);
   }
   return end;
 }

@@ -150,8 +150,14 @@ std::string linkInPlaceOf(const Driver& d, const std::vector<jit::LinkInput>& in
     cap = cap ? std::min(*cap, kernelCap) : kernelCap;
   }
   if (!cap) return cubin;
-  // Silent, as cucatch-nvcc's caps are.
-  return link(d, inputs, cap, why);
+  // Silent, as cucatch-nvcc's caps are; where the capped link fails, the first one serves.
+  std::string failed;
+  std::string capped = link(d, inputs, cap, failed);
+  if (!capped.empty()) return capped;
+  why = fmt::format("linked without register caps: linking with at most {} registers failed ({}), so a launch the "
+                    "driver refuses for resources is explained",
+                    *cap, failed);
+  return cubin;
 }
 
 }  // namespace cucatch::runtime

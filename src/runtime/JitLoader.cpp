@@ -144,7 +144,12 @@ const char* JitLoader::replacement(const void* image, const void* caller) {
   if (kind != fatbin::ImageKind::Cubin && !container) return nullptr;
   // Where the image lies, else (memory of its own) who loads it.
   std::string object = objectHolding(container ? container : image);
-  if (object.empty() && caller) object = objectHolding(caller);
+  if (object.empty() && caller) {
+    // The shared CUDA runtime calls the driver for the program (cudaLibraryLoadData of its own
+    // buffer): what it loads is not a library's own.
+    std::string callerObject = objectHolding(caller);
+    if (!fs::path(callerObject).filename().string().starts_with("libcudart")) object = callerObject;
+  }
   if (!object.empty() && isCudaLibrary(object)) {
     sayOnce("library " + object,
             fmt::format("cucatch: note: JIT mode leaves the CUDA libraries' own kernels uninstrumented ({}): they run "
@@ -242,7 +247,7 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
                                 files.output(), "--cache", "auto", "--name", name, "--ptxas",
                                 relocatable ? "none" : "auto"};
   if (!object.empty() && link_) argv.insert(argv.end(), {"--relocatable-from", object});
-  argv.insert(argv.end(), switches_.begin(), switches_.end());
+  if (!ptxFlags_.empty()) argv.insert(argv.end(), {"--ptx-flags", ptxFlags_});
   int status = runHelper(argv, files.messages());
   // What the helper says names the module by `name` (it never shows its temporary input).
   std::string said = trimmed(readFile(files.messages()));

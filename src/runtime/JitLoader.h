@@ -41,15 +41,15 @@ class JitLoader {
  public:
   // `helper`: the path of cucatch-fatbin; empty where it was not found (then nothing can be
   // instrumented, which is said once, at the first image that needed it). `jitMode`:
-  // fatbinaries are instrumented too. `switches`: cucatch-ptx's switches for the helper
-  // (CUCATCH_PTX_FLAGS, such as --shared-parts). `deviceArch`: the compute capability (90 for 9.0) of the
+  // fatbinaries are instrumented too. `ptxFlags`: cucatch-ptx's options for the helper, as
+  // CUCATCH_PTX_FLAGS holds them (such as "--shared-parts"). `deviceArch`: the compute capability (90 for 9.0) of the
   // device a module is loaded for, 0 where unknown; asked only when something is instrumented.
   // `link`: links relocatable units with the driver in place of an image (below).
   using Linker = std::function<std::string(const std::vector<jit::LinkInput>& inputs, const void* original,
                                            std::string& why)>;
-  JitLoader(std::string helper, bool jitMode, std::vector<std::string> switches, std::function<unsigned()> deviceArch,
+  JitLoader(std::string helper, bool jitMode, std::string ptxFlags, std::function<unsigned()> deviceArch,
             Linker link = {})
-      : helper_(std::move(helper)), jitMode_(jitMode), switches_(std::move(switches)),
+      : helper_(std::move(helper)), jitMode_(jitMode), ptxFlags_(std::move(ptxFlags)),
         deviceArch_(std::move(deviceArch)), link_(std::move(link)) {}
 
   // What to load instead of `image` (handed to the driver by the program): the instrumented
@@ -86,7 +86,7 @@ class JitLoader {
 
   const std::string helper_;
   const bool jitMode_;
-  const std::vector<std::string> switches_;
+  const std::string ptxFlags_;
   const std::function<unsigned()> deviceArch_;
   const Linker link_;
   std::mutex mutex_;

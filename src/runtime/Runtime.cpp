@@ -13,7 +13,6 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -631,24 +630,43 @@ std::string jitHelper() {
   dladdr(reinterpret_cast<void*>(&jitHelper), &self);
   return self.dli_fname ? JitLoader::findHelper(self.dli_fname) : std::string();
 }
-// cucatch-ptx's switches in CUCATCH_PTX_FLAGS (as cucatch-nvcc passes them on): the helper
-// instruments with them too, so that JIT mode checks as a cucatch-nvcc build with them would.
-std::vector<std::string> rewriterSwitches() {
-  std::vector<std::string> words;
-  std::istringstream in(std::getenv("CUCATCH_PTX_FLAGS") ? std::getenv("CUCATCH_PTX_FLAGS") : "");
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
 }  // namespace
 
 JitLoader& Runtime::jitLoader() {
   std::lock_guard lock(mutex_);
   if (!jit_)
-    jit_.emplace(jitHelper(), options_.jit, rewriterSwitches(), [this] { return deviceArchitecture(); },
+    jit_.emplace(jitHelper(), options_.jit, std::getenv("CUCATCH_PTX_FLAGS") ? std::getenv("CUCATCH_PTX_FLAGS") : "",
+                 [this] { return deviceArchitecture(); },
                  [this](const std::vector<jit::LinkInput>& inputs, const void* original, std::string& why) {
-                   return linkInPlaceOf(d_, inputs, original, deviceArchitecture(), why);
+                   return linkRelocatable(inputs, original, why);
                  });
   return *jit_;
+}
+
+std::string Runtime::linkRelocatable(const std::vector<jit::LinkInput>& inputs, const void* original,
+                                     std::string& why) {
+  unsigned arch = deviceArchitecture();
+  // The link is SASS for one architecture, where the image it replaces may serve every device.
+  int count = 0;
+  if (d_.cuDeviceGetCount && d_.cuDeviceGetCount(&count) == CUDA_SUCCESS)
+    for (int i = 0; i < count; ++i) {
+      CUdevice device = 0;
+      int major = 0, minor = 0;
+      if (d_.cuDeviceGet(&device, i) == CUDA_SUCCESS &&
+          d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
+          d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS &&
+          unsigned(major * 10 + minor) != arch) {
+        why = fmt::format("the devices are of different architectures (sm_{} and sm_{}), and a link serves one", arch,
+                          major * 10 + minor);
+        return {};
+      }
+    }
+  // The link loads and unloads code: relaxed, so that no capture on another stream ends.
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  std::string cubin = linkInPlaceOf(d_, inputs, original, arch, why);
+  restoreCapture(saved);
+  return cubin;
 }
 
 const char* Runtime::loaded(const char* what, const char* name, const char* replaced) {

@@ -177,6 +177,9 @@ class Runtime {
   // where the driver cannot say.
   unsigned deviceArchitecture();
   JitLoader& jitLoader();  // made at the first load
+  // JitLoader's Linker: relocatable units linked by the driver in place of `original`
+  // (runtime/DriverLink.h), where every device has the architecture the link is for.
+  std::string linkRelocatable(const std::vector<jit::LinkInput>& inputs, const void* original, std::string& why);
   // `replaced`, after the debug log says what was loaded in place of `what` `name`.
   const char* loaded(const char* what, const char* name, const char* replaced);
 

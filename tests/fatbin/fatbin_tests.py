@@ -228,6 +228,14 @@ def case_jit_relocatable(a, w):
                    "sm_90", "-o", out + ".div", "--relocatable-from", divide], check=False)
     if helpers.returncode != 6:
         raise Failure(f"a link with the compiler's helpers: expected exit 6: {helpers.returncode} {helpers.stderr}")
+    # A cucatch-nvcc -rdc build: its units are instrumented already (exit status 4, nothing to do).
+    checked = os.path.join(w, "rdc-cucatch.exe")
+    run([a.cucatch_nvcc, "-arch=sm_90", "-rdc=true", os.path.join(programs, "rdc_main.cu"),
+         os.path.join(programs, "rdc_device.cu"), "-o", checked])
+    already = run([a.fatbin_tool, "jit", largest_container(checked, os.path.join(w, "checked.fatbin")), "--arch",
+                   "sm_90", "-o", out + ".checked", "--relocatable-from", checked], check=False)
+    if already.returncode != 4 or "instrumented already" not in already.stderr:
+        raise Failure(f"a cucatch-nvcc -rdc build: expected exit 4: {already.returncode} {already.stderr}")
     # PTX only: nvcc leaves the device link to the driver (adding libcudadevrt, SASS only), and
     # the image is an empty placeholder.
     ptx_only = os.path.join(w, "rdc-ptx.exe")

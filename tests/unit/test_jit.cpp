@@ -198,8 +198,8 @@ const char* kRunTimePtx = R"(//
 namespace {
 // A loader for an sm_90 device, in JIT mode or not.
 cucatch::runtime::JitLoader loaderFor(bool jitMode, std::string helper = CUCATCH_FATBIN_TOOL,
-                                      std::vector<std::string> switches = {}) {
-  return cucatch::runtime::JitLoader(std::move(helper), jitMode, std::move(switches), [] { return 90u; });
+                                      std::string ptxFlags = {}) {
+  return cucatch::runtime::JitLoader(std::move(helper), jitMode, std::move(ptxFlags), [] { return 90u; });
 }
 }  // namespace
 
@@ -249,6 +249,15 @@ TEST_CASE("elfImageSize: a cubin in memory spans its headers, sections and segme
   put(128 + 0x18, 4096, 8);
   put(128 + 0x20, 4096, 8);
   CHECK(cucatch::fatbin::elfImageSize(elf.data()) == 356u);
+  // CUDA's shared-memory section (SHT_LOPROC + 0xa) gives a size and occupies nothing either.
+  put(0x3C, 3, 2);
+  put(192 + 4, 0x7000000a, 4);
+  put(192 + 0x18, 356, 8);
+  put(192 + 0x20, 32768, 8);
+  CHECK(cucatch::fatbin::elfImageSize(elf.data()) == 356u);
+  put(0x3A, 40, 2);  // section headers of another size: not a cubin's
+  CHECK_FALSE(cucatch::fatbin::elfImageSize(elf.data()));
+  put(0x3A, 64, 2);
   elf[4] = 1;  // ELF32: not a cubin of a 64-bit program
   CHECK_FALSE(cucatch::fatbin::elfImageSize(elf.data()));
 }
@@ -260,7 +269,7 @@ TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (wi
   CHECK(without.replacement(kRunTimePtx) == nullptr);
   CHECK(cucatch::runtime::JitLoader::findHelper("/nonexistent/lib/libcucatch.so").empty());
   // A device whose architecture the driver does not give: nothing to instrument for.
-  cucatch::runtime::JitLoader unknownDevice(CUCATCH_FATBIN_TOOL, false, {}, [] { return 0u; });
+  cucatch::runtime::JitLoader unknownDevice(CUCATCH_FATBIN_TOOL, false, "", [] { return 0u; });
   CHECK(unknownDevice.replacement(kRunTimePtx) == nullptr);
 }
 
@@ -270,7 +279,8 @@ TEST_CASE("JitLoader: cucatch-ptx's switches (CUCATCH_PTX_FLAGS) reach the helpe
   // The store's check is left out by default (the load's dominates it); --no-dominated gives it
   // its own (--no-coalesce too, or they would share one): more code, and a cache entry of its own.
   auto defaults = loaderFor(false);
-  auto uncoalesced = loaderFor(false, CUCATCH_FATBIN_TOOL, {"--no-coalesce", "--no-dominated"});
+  // As CUCATCH_PTX_FLAGS holds them: one string, build-only options (--stats, --ptxas) accepted.
+  auto uncoalesced = loaderFor(false, CUCATCH_FATBIN_TOOL, "--no-coalesce --stats --ptxas=/opt/none --no-dominated");
   const char* coalesced = defaults.replacement(kRunTimePtx);
   const char* separate = uncoalesced.replacement(kRunTimePtx);
   REQUIRE(coalesced);
@@ -278,7 +288,7 @@ TEST_CASE("JitLoader: cucatch-ptx's switches (CUCATCH_PTX_FLAGS) reach the helpe
   CHECK(std::string(separate).size() > std::string(coalesced).size());
   CHECK(entriesIn(cache.path) == 2);
   // A switch the helper does not know: the module loads as it is (with a warning).
-  CHECK(loaderFor(false, CUCATCH_FATBIN_TOOL, {"--no-such-switch"}).replacement(kRunTimePtx) == nullptr);
+  CHECK(loaderFor(false, CUCATCH_FATBIN_TOOL, "--no-such-switch").replacement(kRunTimePtx) == nullptr);
   unsetenv("CUCATCH_CACHE_DIR");
 }
 
