@@ -14,9 +14,10 @@
 //                                                 The runtime runs this for each module it loads.
 //
 // Exit status: 0; 2 when a file cannot be read or is malformed (file: what is wrong); for jit,
-// 3 when no PTX there runs on the device, 4 when the PTX is instrumented already (nothing
-// written then), 5 when it was instrumented without the register caps --ptxas asked for (why
-// on stderr), 6 when what it wrote is the units to link in the image's place (--relocatable-from).
+// also those of jit::HelperExit (jit/JitImage.h): 3 when no PTX there runs on the device, 4 when
+// the PTX is instrumented already (nothing written then), 5 when it was instrumented without the
+// register caps --ptxas asked for (why on stderr), 6 when what it wrote is the units to link in
+// the image's place (--relocatable-from).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -28,8 +29,8 @@
 #include "CheckFlags.h"
 #include "fatbin/FatbinFile.h"
 #include "fatbin/Listing.h"
-#include "jit/JitImage.h"
 #include "fatbin/RelocatableUnits.h"
+#include "jit/JitImage.h"
 #include "jit/LinkInputs.h"
 #include "toolchain/Ptxas.h"
 
@@ -60,7 +61,8 @@ int extract(const std::string& path, const std::string& dir) {
   return 0;
 }
 
-constexpr int kExitNoPtx = 3, kExitInstrumentedAlready = 4, kExitWithoutCaps = 5, kExitLinkInputs = 6;
+using cucatch::jit::kHelperInstrumentedAlready, cucatch::jit::kHelperLinkInputs, cucatch::jit::kHelperNoPtx,
+    cucatch::jit::kHelperWithoutCaps;
 
 // The PTX of one container of the fatbinaries in `path` that a device of `arch` runs: the one
 // `index` names, else the only one there is (0, or the exit status to end with). Messages name
@@ -92,7 +94,7 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
     }
     if (withPtx.empty()) {
       noPtx = fmt::format("{}: not instrumented on sm_{}:{}", shown, arch, why);
-      return kExitNoPtx;
+      return kHelperNoPtx;
     }
     if (withPtx.size() > 1) {
       fmt::print(stderr, "cucatch-fatbin: error: {} has {} fatbinary containers (one per compilation unit, in the "
@@ -113,14 +115,12 @@ int chooseFromFatbinary(const std::string& path, unsigned arch, std::optional<si
     noPtx = moduleName.empty()
                 ? fmt::format("{} container {}: not instrumented on sm_{}: {}", path, n, arch, chosen->description)
                 : fmt::format("{}: not instrumented on sm_{}: {}", moduleName, arch, chosen->description);
-    return kExitNoPtx;
+    return kHelperNoPtx;
   }
   if (moduleName.empty()) moduleName = fmt::format("{} (container {})", path, n);
   return 0;
 }
 
-// The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`
-// (or for `path` itself, when it is PTX text).
 // The relocatable units of `object` that the image in `path` (one container) was linked from,
 // their PTX instrumented, written to `output` for the driver to link (jit/LinkInputs.h); exit
 // status 6, or 3 where the image is not such a link (`noPtx`: why the image itself cannot be).
@@ -133,14 +133,14 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
   if (found.units.empty()) {
     if (found.count == 0) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
     else fmt::print(stderr, "cucatch-fatbin: {} (and not relinked from its relocatable units: {})\n", noPtx, found.why);
-    return kExitNoPtx;
+    return kHelperNoPtx;
   }
   // A cucatch-nvcc -rdc build's units hold instrumented PTX: its image is instrumented already.
   for (const auto& unit : found.units)
     if (unit.ptx && cucatch::jit::isInstrumented(*unit.ptx)) {
       fmt::print(stderr, "cucatch-fatbin: {}: relocatable device code instrumented already ({})\n", moduleName,
                  unit.name);
-      return kExitInstrumentedAlready;
+      return kHelperInstrumentedAlready;
     }
   std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
   std::vector<cucatch::jit::LinkInput> inputs;
@@ -169,9 +169,11 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
                      "instrumented{}\n",
              moduleName, inputs.size(), arch, instrumented,
              asTheyAre ? fmt::format(" ({} without PTX for the device, linked as they are)", asTheyAre) : "");
-  return kExitLinkInputs;
+  return kHelperLinkInputs;
 }
 
+// The instrumented PTX JIT mode would load for container `index` of `path` on a device of `arch`
+// (or for `path` itself, when it is PTX text).
 int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
         const std::string& cacheDir, const std::string& name, const std::string& ptxasChoice,
         const cucatch::tools::CheckFlags& flags, const std::string& relocatableFrom) {
@@ -204,15 +206,15 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   if (!chosen) {
     std::string noPtx;  // why not, where the status says so
     int status = chooseFromFatbinary(path, arch, index, chosen, moduleName, noPtx);
-    if (status == kExitNoPtx && !relocatableFrom.empty())
+    if (status == kHelperNoPtx && !relocatableFrom.empty())
       return linkInputs(path, relocatableFrom, arch, output, moduleName.empty() ? path : moduleName, noPtx,
                         cache ? &*cache : nullptr, switches);
-    if (status == kExitNoPtx) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
+    if (status == kHelperNoPtx) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
     if (status != 0) return status;
   }
   if (cucatch::jit::isInstrumented(*chosen->text)) {
     fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", moduleName, chosen->description);
-    return kExitInstrumentedAlready;
+    return kHelperInstrumentedAlready;
   }
   // Register caps, measured with ptxas for the device (as cucatch-nvcc sets them); where that
   // cannot be done the module is instrumented without them, and the exit status says so.
@@ -243,7 +245,7 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
   if (!withoutCaps.empty()) {
     fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented without register caps: {}\n", moduleName,
                chosen->description, withoutCaps);
-    return kExitWithoutCaps;
+    return kHelperWithoutCaps;
   }
   fmt::print(stderr, "cucatch-fatbin: {}: its {}, instrumented{}{}\n", moduleName, chosen->description,
              caps ? " with register caps" : "", result.fromCache ? " (from the cache)" : "");

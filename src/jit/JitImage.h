@@ -18,6 +18,15 @@
 
 namespace cucatch::jit {
 
+// The exit statuses of JIT mode's helper (`cucatch-fatbin jit`), which the runtime reads: 0, the
+// module instrumented; 2, an error (on stderr); and these.
+enum HelperExit : int {
+  kHelperNoPtx = 3,                // no PTX there runs on the device (why on stderr)
+  kHelperInstrumentedAlready = 4,  // nothing written
+  kHelperWithoutCaps = 5,          // instrumented without the register caps --ptxas asked for
+  kHelperLinkInputs = 6,           // what it wrote is the units to link in the image's place
+};
+
 // What the driver was given (fatbin/Image.h, shared with the runtime).
 using fatbin::classifyImage;
 using fatbin::ImageKind;

@@ -18,12 +18,13 @@ constexpr size_t kStagingBytes = 256 * 1024;
 }  // namespace
 
 CUresult Driver::check(CUresult r, const char* what) const {
-  if (r != CUDA_SUCCESS) {
-    const char* name = "?";
-    if (cuGetErrorName) cuGetErrorName(r, &name);
-    writeStderr(fmt::format("cucatch: warning: {} failed ({})\n", what, name));
-  }
+  if (r != CUDA_SUCCESS) writeStderr(fmt::format("cucatch: warning: {} failed ({})\n", what, errorName(r)));
   return r;
+}
+
+std::string Driver::errorName(CUresult r) const {
+  const char* name = nullptr;
+  return cuGetErrorName && cuGetErrorName(r, &name) == CUDA_SUCCESS && name ? name : fmt::format("error {}", int(r));
 }
 
 ContextScope::ContextScope(const Driver& d, CUcontext context) : d_(d) {

@@ -4,6 +4,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 namespace cucatch::runtime {
 
 struct Driver {
@@ -31,6 +33,8 @@ struct Driver {
 
   // `r`, after warning on stderr that `what` failed when it is not CUDA_SUCCESS.
   CUresult check(CUresult r, const char* what) const;
+  // The name of `r` (CUDA_ERROR_INVALID_IMAGE), or "error N" where the driver gives none.
+  std::string errorName(CUresult r) const;
 };
 
 // Makes `context` current for its lifetime (when it is not already), for work on another

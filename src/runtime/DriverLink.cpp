@@ -40,11 +40,6 @@ class AnyContext {
   CUcontext primary_ = nullptr;
 };
 
-std::string errorName(const Driver& d, CUresult r) {
-  const char* name = nullptr;
-  return d.cuGetErrorName && d.cuGetErrorName(r, &name) == CUDA_SUCCESS && name ? name : fmt::format("error {}", int(r));
-}
-
 // One link, with a register cap where one is given; the cubin, or empty with `why`.
 std::string link(const Driver& d, const std::vector<jit::LinkInput>& inputs, std::optional<unsigned> cap,
                  std::string& why) {
@@ -58,7 +53,7 @@ std::string link(const Driver& d, const std::vector<jit::LinkInput>& inputs, std
   CUlinkState state = nullptr;
   CUresult r = d.cuLinkCreate(static_cast<unsigned>(options.size()), options.data(), values.data(), &state);
   if (r != CUDA_SUCCESS) {
-    why = fmt::format("cuLinkCreate: {}", errorName(d, r));
+    why = fmt::format("cuLinkCreate: {}", d.errorName(r));
     return {};
   }
   std::string cubin;
@@ -69,7 +64,7 @@ std::string link(const Driver& d, const std::vector<jit::LinkInput>& inputs, std
     r = d.cuLinkAddData(state, ptx ? CU_JIT_INPUT_PTX : CU_JIT_INPUT_FATBINARY, bytes.data(), bytes.size(),
                         in.name.c_str(), 0, nullptr, nullptr);
     if (r != CUDA_SUCCESS) {
-      why = fmt::format("cuLinkAddData of {}: {}: {}", in.name, errorName(d, r), errors.c_str());
+      why = fmt::format("cuLinkAddData of {}: {}: {}", in.name, d.errorName(r), errors.c_str());
       break;
     }
   }
@@ -78,7 +73,7 @@ std::string link(const Driver& d, const std::vector<jit::LinkInput>& inputs, std
   if (why.empty()) {
     r = d.cuLinkComplete(state, &out, &size);
     if (r == CUDA_SUCCESS) cubin.assign(static_cast<const char*>(out), size);
-    else why = fmt::format("cuLinkComplete: {}: {}", errorName(d, r), errors.c_str());
+    else why = fmt::format("cuLinkComplete: {}: {}", d.errorName(r), errors.c_str());
   }
   d.cuLinkDestroy(state);  // frees `out`
   return cubin;
@@ -95,7 +90,7 @@ std::map<std::string, int> blockLimits(const Driver& d, const void* image, const
   CUresult r = d.cuLibraryLoadData(&library, image, nullptr, nullptr, 0, nullptr, nullptr, 0);
   if (r == CUDA_SUCCESS && (r = d.cuLibraryGetModule(&module, library)) != CUDA_SUCCESS) d.cuLibraryUnload(library);
   if (r != CUDA_SUCCESS) {
-    why = fmt::format("cuLibraryLoadData of {}: {}", which, errorName(d, r));
+    why = fmt::format("cuLibraryLoadData of {}: {}", which, d.errorName(r));
     return limits;
   }
   unsigned count = 0;
@@ -108,13 +103,13 @@ std::map<std::string, int> blockLimits(const Driver& d, const void* image, const
         if (d.cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.emplace_back(name);
       }
   }
-  if (r != CUDA_SUCCESS) why = fmt::format("listing the kernels of {}: {}", which, errorName(d, r));
+  if (r != CUDA_SUCCESS) why = fmt::format("listing the kernels of {}: {}", which, d.errorName(r));
   for (const auto& name : names) {
     CUfunction f = nullptr;
     int threads = 0;
     if ((r = d.cuModuleGetFunction(&f, module, name.c_str())) != CUDA_SUCCESS ||
         (r = d.cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) != CUDA_SUCCESS) {
-      why = fmt::format("the largest block of {} in {}: {}", name, which, errorName(d, r));
+      why = fmt::format("the largest block of {} in {}: {}", name, which, d.errorName(r));
       limits.clear();
       break;
     }

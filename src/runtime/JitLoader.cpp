@@ -29,8 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The helper's exit statuses (tools/cucatch-fatbin.cpp).
-constexpr int kHelperNoPtx = 3, kHelperInstrumentedAlready = 4, kHelperWithoutCaps = 5, kHelperLinkInputs = 6;
+using jit::kHelperInstrumentedAlready, jit::kHelperLinkInputs, jit::kHelperNoPtx, jit::kHelperWithoutCaps;
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -184,7 +183,7 @@ const char* JitLoader::replacementForFile(const char* path) {
 }
 
 void JitLoader::noteCubin(std::string_view cubin, const std::string& name) {
-  if (cubin.find(CUCATCH_STATE_SYMBOL) != std::string_view::npos) return;  // a cucatch-nvcc build's
+  if (jit::isInstrumented(cubin)) return;  // a cucatch-nvcc build's
   // Once per process: a program may load one per kernel (Triton, torch.compile).
   sayOnce("cubin", fmt::format("cucatch: note: {}: not instrumented: a cubin holds SASS only, no PTX; its kernels run "
                                "unchecked, with untagged arguments (further cubins are not named)\n",

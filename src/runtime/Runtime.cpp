@@ -616,6 +616,10 @@ unsigned Runtime::deviceArchitecture() {
     // No current context (a cuLibrary is loaded for every device): the first device's.
     if (!d_.cuDeviceGet || d_.cuDeviceGet(&device, 0) != CUDA_SUCCESS) return 0;
   }
+  return architectureOf(device);
+}
+
+unsigned Runtime::architectureOf(CUdevice device) {
   int major = 0, minor = 0;
   if (d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
       d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
@@ -651,13 +655,10 @@ std::string Runtime::linkRelocatable(const std::vector<jit::LinkInput>& inputs, 
   if (d_.cuDeviceGetCount && d_.cuDeviceGetCount(&count) == CUDA_SUCCESS)
     for (int i = 0; i < count; ++i) {
       CUdevice device = 0;
-      int major = 0, minor = 0;
-      if (d_.cuDeviceGet(&device, i) == CUDA_SUCCESS &&
-          d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
-          d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS &&
-          unsigned(major * 10 + minor) != arch) {
+      unsigned other = d_.cuDeviceGet(&device, i) == CUDA_SUCCESS ? architectureOf(device) : 0;
+      if (other && other != arch) {
         why = fmt::format("the devices are of different architectures (sm_{} and sm_{}), and a link serves one", arch,
-                          major * 10 + minor);
+                          other);
         return {};
       }
     }

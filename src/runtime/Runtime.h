@@ -176,6 +176,7 @@ class Runtime {
   // The compute capability (90 for 9.0) of the current context's device, else device 0's; 0
   // where the driver cannot say.
   unsigned deviceArchitecture();
+  unsigned architectureOf(CUdevice device);  // 90 for 9.0; 0 where the driver does not say
   JitLoader& jitLoader();  // made at the first load
   // JitLoader's Linker: relocatable units linked by the driver in place of `original`
   // (runtime/DriverLink.h), where every device has the architecture the link is for.
