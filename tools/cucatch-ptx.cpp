@@ -107,6 +107,7 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"window bases", s.sharedWindowBases,
        "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
+      {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };
   for (const auto& [label, n, what] : counts)
     if (n) fmt::print(stderr, "  {:<13}{:>6}  {}\n", label, n, what);

@@ -43,34 +43,11 @@ FunctionChecks::FunctionChecks(Function& f, const SymbolTable& moduleSymbols, Un
     throw std::runtime_error(fmt::format("function '{}' already declares registers named {}*: "
                                          "it was instrumented before, or uses cucatch's reserved names",
                                          f.name, kReservedPrefix));
-  locs_.resize(f.body.size());
-  Loc loc;
-  for (size_t i = 0; i < f.body.size(); ++i) {
-    if (auto* l = std::get_if<LocDirective>(&f.body[i])) {
-      loc = Loc{l->file, l->line, l->column.value_or(0)};
-      for (const auto& attr : l->attributes)
-        if (attr.rfind("inlined_at", 0) == 0)
-          std::sscanf(attr.c_str(), "inlined_at %u %u %u", &loc.inlinedAt[0], &loc.inlinedAt[1], &loc.inlinedAt[2]);
-    }
-    locs_[i] = loc;
-  }
+  places_ = sourcePlaces(f);
 }
 
 Site FunctionChecks::newSite(const AccessSite& a) const {
-  const auto& in = std::get<Instruction>(function.body[a.statement]);
-  const Loc& l = locs_[a.statement];
-  Site s;
-  s.id = static_cast<uint32_t>(unit.sites.size());
-  s.function = function.name;
-  s.ptxLine = in.loc.line;
-  s.file = l.file;
-  s.line = l.line;
-  s.column = l.column;
-  s.inlinedFile = l.inlinedAt[0];
-  s.inlinedLine = l.inlinedAt[1];
-  s.inlinedColumn = l.inlinedAt[2];
-  s.entry = function.isEntry;
-  s.instruction = printStatement(in);
+  Site s = siteAt(function, a.statement, places_[a.statement], static_cast<uint32_t>(unit.sites.size()));
   s.kind = accessKindName(a.access.kind);
   s.size = a.access.size;
   s.space = spaceName(a.access.space);

@@ -113,11 +113,7 @@ class FunctionChecks {
   void finish();
 
  private:
-  struct Loc {
-    uint32_t file = 0, line = 0, column = 0;
-    uint32_t inlinedAt[3] = {0, 0, 0};
-  };
-  std::vector<Loc> locs_;  // per statement: the last .loc before it
+  std::vector<SourcePlace> places_;  // per statement
   size_t checks_ = 0;
 };
 

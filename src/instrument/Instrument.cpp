@@ -1,5 +1,6 @@
 #include "instrument/Instrument.h"
 
+#include "instrument/DeviceHeap.h"
 #include "instrument/ExternalCalls.h"
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
@@ -28,6 +29,9 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))
       checkOptions.dynamicShared = name;  // (the first by name, so that the output is stable)
+  // First, so that the checks see the wrappers' results as they saw malloc's, and so that the
+  // pointers handed to free reach its wrapper tagged.
+  redirectDeviceHeapCalls(module, unit);
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     FunctionChecks checks(*f, symbols, unit, checkOptions);

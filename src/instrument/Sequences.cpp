@@ -134,7 +134,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2 the pointer's tag,
   // u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
-  // q2 verdict, q3 temporal tag.
+  // q1 a device-heap entry, q2 verdict, q3 temporal tag.
   // Tags 16..255 are the BST index: such a pointer (every allocation's, while tags last)
   // branches over the shadow walk, whose loads would be predicated off but still issued: in a
   // kernel that reads one element per thread through three parameters, that was a third of
@@ -169,8 +169,16 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "mov.u64 {t6}, 0;\n"
       "mov.u64 {t7}, {all};\n"
       "mov.u32 {u1}, {liveEntry};\n"
-      "@{on} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
-      "@{on} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
+      // A device-heap block's entry (odd, below 256) is written by device code, possibly in
+      // this kernel on another SM, whose stores this SM's L1 may not have seen: read from L2.
+      "and.b32 {u3}, {u0}, {oddBelow256};\n"
+      "setp.eq.u32 {q1}, {u3}, 1;\n"
+      "and.pred {q1}, {q1}, {on};\n"
+      "xor.pred {q3}, {q1}, {on};\n"
+      "@{q3} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
+      "@{q3} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
+      "@{q1} ld.global.cg.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
+      "@{q1} ld.global.cg.u32 {u1}, [{t5}+{metaOff}];\n"
       "and.b32 {u1}, {u1}, 65535;\n"
       "sub.u32 {u3}, {u2}, {firstTemporal};\n"
       "setp.lt.u32 {q3}, {u3}, {temporalTags};\n"
@@ -189,8 +197,9 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)),
       fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)),
       fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
-      fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q2", r.q(2)), fmt::arg("q3", r.q(3)),
-      fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
+      fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)),
+      fmt::arg("q3", r.q(3)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
+      fmt::arg("oddBelow256", static_cast<int32_t>(0xFFFFFF01u)),
       fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
       fmt::arg("l1Shift", abi::kShadowL1Shift), fmt::arg("l1Entries", 1u << abi::kShadowL1Bits),
       fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("granuleShift", abi::kShadowGranuleShift),
@@ -542,6 +551,229 @@ std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std:
              fmt::arg("u1", r.u(1)), fmt::arg("q0", r.q(0)), fmt::arg("p", pred), fmt::arg("base", m.base),
              fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("tagShift", abi::kMetaTagShift),
              fmt::arg("dst", dst), fmt::arg("src", src));
+}
+
+bool isDeviceHeapFunction(const std::string& callee) {
+  return callee == "malloc" || callee == "__cuda_syscall_aligned_malloc" || callee == "free";
+}
+
+std::string heapWrapperName(const std::string& callee, uint32_t unit) {
+  const char* what = callee == "free" ? "free" : callee == "malloc" ? "malloc" : "aligned_malloc";
+  return fmt::format("__cucatch_{}_{:08x}", what, unit);
+}
+
+namespace {
+
+// The HeapEvent at `log` + `offset`: this unit, the site in w0, this thread.
+std::string heapEvent(const std::string& log, unsigned offset, uint32_t unit) {
+  return fmt::format(
+      "mov.u32 %__cc_w5, {unit};\n"
+      "st.global.v2.u32 [{log}+{o0}], {{%__cc_w5, %__cc_w0}};\n"
+      "mov.u32 %__cc_w5, %ctaid.x;\n"
+      "mov.u32 %__cc_w6, %ctaid.y;\n"
+      "st.global.v2.u32 [{log}+{o8}], {{%__cc_w5, %__cc_w6}};\n"
+      "mov.u32 %__cc_w5, %ctaid.z;\n"
+      "mov.u32 %__cc_w6, %tid.x;\n"
+      "mov.u32 %__cc_w7, %tid.y;\n"
+      "mov.u32 %__cc_w8, %tid.z;\n"
+      "st.global.v4.u32 [{log}+{o16}], {{%__cc_w5, %__cc_w6, %__cc_w7, %__cc_w8}};\n",
+      fmt::arg("unit", static_cast<int32_t>(unit)), fmt::arg("log", log), fmt::arg("o0", offset),
+      fmt::arg("o8", offset + 8), fmt::arg("o16", offset + 16));
+}
+
+// free's wrapper (deviceHeapWrappers). h0 the pointer, h1 untagged, w0 the site, w1 its tag.
+std::string freeWrapper(const std::string& name, uint32_t unit) {
+  FunctionRegs r;
+  return fmt::format(
+      ".func {name}(.param .b64 __cc_a0, .param .b32 __cc_site)\n"
+      "{{\n"
+      "{prologue}"
+      ".reg .b64 %__cc_h<4>;\n"
+      ".reg .b32 %__cc_w<9>;\n"
+      ".reg .pred %__cc_c<2>;\n"
+      "ld.param.b64 %__cc_h0, [__cc_a0];\n"
+      "ld.param.b32 %__cc_w0, [__cc_site];\n"
+      "and.b64 %__cc_h1, %__cc_h0, {mask};\n"
+      "shr.u64 %__cc_h2, %__cc_h0, {tagShift};\n"
+      "cvt.u32.u64 %__cc_w1, %__cc_h2;\n"
+      // Untagged (a block handed out untagged, null), or no runtime: freed as it is.
+      "setp.eq.u32 %__cc_c0, %__cc_w1, 0;\n"
+      "not.pred %__cc_c1, {on};\n"
+      "or.pred %__cc_c0, %__cc_c0, %__cc_c1;\n"
+      "@%__cc_c0 bra $__cc_free;\n"
+      "and.b32 %__cc_w2, %__cc_w1, 1;\n"
+      "setp.eq.u32 %__cc_c0, %__cc_w2, 0;\n"
+      "setp.lt.or.u32 %__cc_c0, %__cc_w1, {first}, %__cc_c0;\n"
+      "@%__cc_c0 bra $__cc_other;\n"
+      // A device-heap tag: its entry must be live and start where the pointer points.
+      "mul.wide.u32 %__cc_h3, %__cc_w1, {entryBytes};\n"
+      "add.s64 %__cc_h3, %__cc_h3, {bst};\n"
+      "ld.volatile.global.u64 {t6}, [%__cc_h3];\n"
+      "ld.volatile.global.u64 {t7}, [%__cc_h3+8];\n"
+      "ld.volatile.global.u32 %__cc_w5, [%__cc_h3+{metaOff}];\n"
+      "setp.ne.u64 %__cc_c0, {t6}, %__cc_h1;\n"
+      "@%__cc_c0 bra $__cc_refuse;\n"
+      "or.b32 %__cc_w3, %__cc_w1, {liveWord};\n"
+      "or.b32 %__cc_w4, %__cc_w1, {freedWord};\n"
+      "atom.global.cas.b32 %__cc_w5, [%__cc_h3+{metaOff}], %__cc_w3, %__cc_w4;\n"
+      "setp.ne.u32 %__cc_c0, %__cc_w5, %__cc_w3;\n"
+      "@%__cc_c0 bra $__cc_refuse;\n"
+      "ld.const.u64 %__cc_h2, [{state}+{logOff}];\n"
+      "setp.eq.u64 %__cc_c0, %__cc_h2, 0;\n"
+      "@%__cc_c0 bra $__cc_free;\n"
+      "sub.u32 %__cc_w2, %__cc_w1, {first};\n"
+      "shr.u32 %__cc_w2, %__cc_w2, 1;\n"
+      "mul.wide.u32 %__cc_h3, %__cc_w2, {pairBytes};\n"
+      "add.s64 %__cc_h2, %__cc_h2, %__cc_h3;\n"
+      "{event}"
+      "$__cc_free:\n"
+      "{{\n"
+      ".param .b64 __cc_p0;\n"
+      "st.param.b64 [__cc_p0], %__cc_h1;\n"
+      "call.uni free, (__cc_p0);\n"
+      "}}\n"
+      "ret;\n"
+      // Refused: the entry's word (w5) and bounds (t6/t7) go into the record.
+      "$__cc_refuse:\n"
+      "and.b32 {u1}, %__cc_w5, 65535;\n"
+      "shl.b32 {u1}, {u1}, {metaTagShift};\n"
+      "bra.uni $__cc_report_free;\n"
+      // A tag the runtime gave (device memory from the host side): what the tables say of it.
+      "$__cc_other:\n"
+      "{readMetadata}"
+      "$__cc_report_free:\n"
+      "mov.b64 {t0}, %__cc_h1;\n"
+      "mov.b64 {t3}, %__cc_h0;\n"
+      "mov.u32 {u2}, %__cc_w0;\n"
+      "mov.u32 {u3}, {freeInfo};\n"
+      "bra.uni $__cc_report;\n"
+      "{report}"
+      "}}\n",
+      fmt::arg("name", name), fmt::arg("prologue", functionPrologue(r)), fmt::arg("on", r.enabled),
+      fmt::arg("bst", r.bst), fmt::arg("t0", r.t(0)), fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)),
+      fmt::arg("t7", r.t(7)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)),
+      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)), fmt::arg("tagShift", abi::kTagShift),
+      fmt::arg("first", abi::kFirstHeapTag), fmt::arg("entryBytes", abi::kBstEntryBytes),
+      fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("liveWord", abi::kBstLive << 8),
+      fmt::arg("freedWord", abi::kBstFreed << 8), fmt::arg("state", CUCATCH_STATE_SYMBOL),
+      fmt::arg("logOff", abi::kStateHeapLogOffset), fmt::arg("pairBytes", 2 * abi::kHeapEventBytes),
+      fmt::arg("event", heapEvent("%__cc_h2", abi::kHeapEventBytes, unit)), fmt::arg("metaTagShift", abi::kMetaTagShift),
+      fmt::arg("readMetadata", readMetadata(r, {r.t(6), r.t(7), r.u(1)}, "%__cc_h0", "", "$__cc_direct")),
+      fmt::arg("freeInfo", abi::kAccessFree), fmt::arg("report", reportBlock(r, unit)));
+}
+
+// h0 the size, h1 the block (null: none), w0 the site: where kFlagHeapTags is set, an odd BST
+// entry is claimed round robin (free or freed, not live or being written by another thread),
+// written with the block's bounds and logged, and h1 tagged with its index. Where the
+// kHeapClaimTries entries it looked at were all live, h1 stays untagged. Ends at $__cc_done.
+std::string claimHeapEntry(uint32_t unit) {
+  return fmt::format(
+      "setp.eq.u64 %__cc_c0, %__cc_h1, 0;\n"
+      "@%__cc_c0 bra $__cc_done;\n"
+      "ld.const.u32 %__cc_w1, [{state}+{flagsOff}];\n"
+      "and.b32 %__cc_w1, %__cc_w1, {heapTags};\n"
+      "setp.eq.u32 %__cc_c0, %__cc_w1, 0;\n"
+      "@%__cc_c0 bra $__cc_done;\n"
+      "ld.const.u64 %__cc_h2, [{state}+{bstOff}];\n"
+      "setp.eq.u64 %__cc_c0, %__cc_h2, 0;\n"
+      "@%__cc_c0 bra $__cc_done;\n"
+      "mov.u32 %__cc_w2, 0;\n"
+      "$__cc_next:\n"
+      "atom.global.add.u64 %__cc_h3, [%__cc_h2+{cursor}], 1;\n"
+      "rem.u64 %__cc_h3, %__cc_h3, {count};\n"
+      "cvt.u32.u64 %__cc_w3, %__cc_h3;\n"
+      "shl.b32 %__cc_w4, %__cc_w3, 1;\n"
+      "add.u32 %__cc_w4, %__cc_w4, {first};\n"
+      "mul.wide.u32 %__cc_h4, %__cc_w4, {entryBytes};\n"
+      "add.s64 %__cc_h4, %__cc_h4, %__cc_h2;\n"
+      "ld.volatile.global.u32 %__cc_w5, [%__cc_h4+{metaOff}];\n"
+      "bfe.u32 %__cc_w6, %__cc_w5, 8, 8;\n"
+      "setp.eq.u32 %__cc_c0, %__cc_w6, {live};\n"
+      "setp.eq.or.u32 %__cc_c0, %__cc_w6, {claimed}, %__cc_c0;\n"
+      "@%__cc_c0 bra $__cc_busy;\n"
+      "or.b32 %__cc_w7, %__cc_w4, {claimedWord};\n"
+      "atom.global.cas.b32 %__cc_w8, [%__cc_h4+{metaOff}], %__cc_w5, %__cc_w7;\n"
+      "setp.ne.u32 %__cc_c0, %__cc_w8, %__cc_w5;\n"
+      "@%__cc_c0 bra $__cc_busy;\n"
+      // Bounds first, then (after the fence) the word that makes the entry live.
+      "st.global.v2.u64 [%__cc_h4], {{%__cc_h1, %__cc_h0}};\n"
+      "membar.gl;\n"
+      "or.b32 %__cc_w7, %__cc_w4, {liveWord};\n"
+      "st.volatile.global.u32 [%__cc_h4+{metaOff}], %__cc_w7;\n"
+      "ld.const.u64 %__cc_h5, [{state}+{logOff}];\n"
+      "setp.eq.u64 %__cc_c0, %__cc_h5, 0;\n"
+      "@%__cc_c0 bra $__cc_tag;\n"
+      "mul.wide.u32 %__cc_h6, %__cc_w3, {pairBytes};\n"
+      "add.s64 %__cc_h5, %__cc_h5, %__cc_h6;\n"
+      "{event}"
+      // The block's free event is of the block that had the entry before.
+      "mov.u32 %__cc_w5, 0;\n"
+      "st.global.v4.u32 [%__cc_h5+{eventBytes}], {{%__cc_w5, %__cc_w5, %__cc_w5, %__cc_w5}};\n"
+      "st.global.v4.u32 [%__cc_h5+{eventBytes16}], {{%__cc_w5, %__cc_w5, %__cc_w5, %__cc_w5}};\n"
+      "$__cc_tag:\n"
+      "cvt.u64.u32 %__cc_h7, %__cc_w4;\n"
+      "shl.b64 %__cc_h7, %__cc_h7, {tagShift};\n"
+      "or.b64 %__cc_h1, %__cc_h1, %__cc_h7;\n"
+      "bra.uni $__cc_done;\n"
+      "$__cc_busy:\n"
+      "add.u32 %__cc_w2, %__cc_w2, 1;\n"
+      "setp.lt.u32 %__cc_c0, %__cc_w2, {tries};\n"
+      "@%__cc_c0 bra $__cc_next;\n"
+      "$__cc_done:\n",
+      fmt::arg("state", CUCATCH_STATE_SYMBOL), fmt::arg("flagsOff", abi::kStateFlagsOffset),
+      fmt::arg("heapTags", abi::kFlagHeapTags), fmt::arg("bstOff", abi::kStateBstOffset),
+      fmt::arg("cursor", abi::kHeapCursorIndex * abi::kBstEntryBytes), fmt::arg("count", abi::kHeapTags),
+      fmt::arg("first", abi::kFirstHeapTag), fmt::arg("entryBytes", abi::kBstEntryBytes),
+      fmt::arg("tries", abi::kHeapClaimTries), fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("live", abi::kBstLive),
+      fmt::arg("claimed", abi::kBstClaimed),
+      fmt::arg("claimedWord", abi::kBstClaimed << 8), fmt::arg("liveWord", abi::kBstLive << 8),
+      fmt::arg("logOff", abi::kStateHeapLogOffset), fmt::arg("pairBytes", 2 * abi::kHeapEventBytes),
+      fmt::arg("eventBytes", abi::kHeapEventBytes), fmt::arg("eventBytes16", abi::kHeapEventBytes + 16),
+      fmt::arg("tagShift", abi::kTagShift), fmt::arg("event", heapEvent("%__cc_h5", 0, unit)));
+}
+
+}  // namespace
+
+HeapWrappers deviceHeapWrappers(const std::vector<std::string>& wrapped, uint32_t unit) {
+  HeapWrappers w;
+  for (const std::string& callee : wrapped) {
+    const std::string name = heapWrapperName(callee, unit);
+    if (callee == "free") {
+      w.prototypes += fmt::format(".func {}(.param .b64 __cc_a0, .param .b32 __cc_site);\n", name);
+      w.definitions += freeWrapper(name, unit);
+      continue;
+    }
+    const bool aligned = callee != "malloc";
+    std::string params = aligned ? "(.param .b64 __cc_a0, .param .b64 __cc_a1, .param .b32 __cc_site)"
+                                 : "(.param .b64 __cc_a0, .param .b32 __cc_site)";
+    w.prototypes += fmt::format(".func (.param .b64 __cc_ret) {}{};\n", name, params);
+    w.definitions += fmt::format(
+        ".func (.param .b64 __cc_ret) {name}{params}\n"
+        "{{\n"
+        ".reg .b64 %__cc_h<10>;\n"
+        ".reg .b32 %__cc_w<10>;\n"
+        ".reg .pred %__cc_c<2>;\n"
+        "ld.param.b64 %__cc_h0, [__cc_a0];\n"
+        "{loadAlign}"
+        "ld.param.b32 %__cc_w0, [__cc_site];\n"
+        "{{\n"
+        ".param .b64 __cc_p0;\n"
+        "st.param.b64 [__cc_p0], %__cc_h0;\n"
+        "{passAlign}"
+        ".param .b64 __cc_r;\n"
+        "call.uni (__cc_r), {callee}, (__cc_p0{alignArg});\n"
+        "ld.param.b64 %__cc_h1, [__cc_r];\n"
+        "}}\n"
+        "{claim}"
+        "st.param.b64 [__cc_ret], %__cc_h1;\n"
+        "ret;\n"
+        "}}\n",
+        fmt::arg("name", name), fmt::arg("params", params), fmt::arg("callee", callee),
+        fmt::arg("loadAlign", aligned ? "ld.param.b64 %__cc_h9, [__cc_a1];\n" : ""),
+        fmt::arg("passAlign", aligned ? ".param .b64 __cc_p1;\nst.param.b64 [__cc_p1], %__cc_h9;\n" : ""),
+        fmt::arg("alignArg", aligned ? ", __cc_p1" : ""), fmt::arg("claim", claimHeapEntry(unit)));
+  }
+  return w;
 }
 
 std::string unitKernelName(uint32_t unit) {

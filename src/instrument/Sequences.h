@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cucatch::instrument {
 
@@ -181,6 +182,23 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit);
 // (scratch), then the comparison; uses the function's scratch registers and `pred`.
 std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
                         const std::string& pred, const std::string& directLabel);
+
+// The device heap (instrument/DeviceHeap.h): whether `callee` is one of the functions whose
+// calls go to cucatch's wrappers (malloc, __cuda_syscall_aligned_malloc, free), the name of its
+// wrapper in `unit`, and the wrappers' text: prototypes (before the first call) and
+// definitions (after the module's own declarations of the wrapped functions) for `wrapped`.
+// Each wrapper takes the wrapped function's arguments and the call's site. malloc's: the
+// block from the real malloc, given (where kFlagHeapTags is set and an odd entry is free) an
+// odd entry and that tag, its event logged. free's: a pointer whose tag names a live block it
+// starts is marked freed, logged and freed untagged; untagged, it is freed as it is; anything
+// else is reported (double free: the entry is freed already; invalid free: not a block's
+// start, or not the device heap's) through the wrapper's own report block, and not freed.
+bool isDeviceHeapFunction(const std::string& callee);
+std::string heapWrapperName(const std::string& callee, uint32_t unit);
+struct HeapWrappers {
+  std::string prototypes, definitions;
+};
+HeapWrappers deviceHeapWrappers(const std::vector<std::string>& wrapped, uint32_t unit);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <stdexcept>
 
 #include "instrument/Sequences.h"
@@ -42,6 +43,38 @@ void refuseUnsupported(const Module& module) {
   std::string target = module.smTarget();
   if (target.rfind("sm_1", 0) == 0 && target.size() == 5)
     throw std::runtime_error(fmt::format(".target {} is older than cucatch instruments (sm_20 and later)", target));
+}
+
+std::vector<SourcePlace> sourcePlaces(const Function& f) {
+  std::vector<SourcePlace> places(f.body.size());
+  SourcePlace place;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    if (auto* l = std::get_if<LocDirective>(&f.body[i])) {
+      place = SourcePlace{l->file, l->line, l->column.value_or(0)};
+      for (const auto& attr : l->attributes)
+        if (attr.rfind("inlined_at", 0) == 0)
+          std::sscanf(attr.c_str(), "inlined_at %u %u %u", &place.inlinedFile, &place.inlinedLine, &place.inlinedColumn);
+    }
+    places[i] = place;
+  }
+  return places;
+}
+
+Site siteAt(const Function& f, size_t statement, const SourcePlace& place, uint32_t id) {
+  const auto& in = std::get<Instruction>(f.body[statement]);
+  Site s;
+  s.id = id;
+  s.function = f.name;
+  s.ptxLine = in.loc.line;
+  s.file = place.file;
+  s.line = place.line;
+  s.column = place.column;
+  s.inlinedFile = place.inlinedFile;
+  s.inlinedLine = place.inlinedLine;
+  s.inlinedColumn = place.inlinedColumn;
+  s.entry = f.isEntry;
+  s.instruction = printStatement(in);
+  return s;
 }
 
 std::string siteTableJson(const Module& module, const UnitResult& result) {
@@ -126,6 +159,16 @@ void addUnitDeclarations(Module& module, const UnitResult& result) {
     d.initializer = std::move(init);
     table.declarators.push_back(std::move(d));
     items.insert(items.begin() + static_cast<long>(kDeclarations.size()), std::move(table));
+  }
+  HeapWrappers heap = deviceHeapWrappers(result.heapFunctionsWrapped, result.unit);
+  if (!heap.prototypes.empty()) {
+    // Declared before any call to them; defined after the module's own declarations of the
+    // functions they call.
+    auto prototypes = parseSyntheticItems(heap.prototypes);
+    items.insert(items.end(), prototypes.begin(), prototypes.end());
+    auto definitions = parseSyntheticItems(heap.definitions);
+    module.items.insert(module.items.end(), std::make_move_iterator(definitions.begin()),
+                        std::make_move_iterator(definitions.end()));
   }
   module.items.insert(module.items.begin() + static_cast<long>(headerEnd(module)),
                       std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));

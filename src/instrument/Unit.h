@@ -38,6 +38,17 @@ struct Site {
   bool objectPart = false;
 };
 
+// Where statement i of a function comes from: the last .loc before it (0: none), and where the
+// code of that .loc was inlined (its inlined_at attribute; 0: not inlined).
+struct SourcePlace {
+  uint32_t file = 0, line = 0, column = 0;
+  uint32_t inlinedFile = 0, inlinedLine = 0, inlinedColumn = 0;
+};
+std::vector<SourcePlace> sourcePlaces(const ptx::Function& f);
+// A site for statement `statement` of `f` (an instruction) at `place`, with `id`: the function,
+// PTX line, source place and instruction text; its kind, size and space are the caller's.
+Site siteAt(const ptx::Function& f, size_t statement, const SourcePlace& place, uint32_t id);
+
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
   std::map<std::string, size_t> unchecked;     // reason -> count
@@ -67,6 +78,7 @@ struct Stats {
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module
+  size_t deviceHeapCalls = 0;        // malloc / aligned malloc / free calls sent to cucatch's wrappers
   size_t functions = 0;
 };
 
@@ -79,6 +91,9 @@ struct UnitResult {
   std::vector<FunctionLimit> deviceFunctions;
   uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
+  // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
+  // the wrappers the module must define.
+  std::vector<std::string> heapFunctionsWrapped;
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

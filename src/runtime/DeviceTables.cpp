@@ -81,8 +81,8 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
     else step(d.cuMemcpyHtoDAsync(table, host->data(), kL2Bytes, t->stream_), "uploading the shadow map");
   }
   if (ok) {
-    t->errorBytes_ = abi::kErrorHeaderBytes + size_t(maxErrors) * abi::kErrorRecordBytes;
-    t->errorBytes_ = (t->errorBytes_ + 4095) & ~size_t(4095);
+    t->heapLogOffset_ = abi::kErrorHeaderBytes + size_t(maxErrors) * abi::kErrorRecordBytes;
+    t->errorBytes_ = (t->heapLogOffset_ + abi::kHeapLogBytes + 4095) & ~size_t(4095);
     t->errorHost_ = static_cast<unsigned char*>(std::aligned_alloc(4096, t->errorBytes_));
     std::memset(t->errorHost_, 0, t->errorBytes_);
     reinterpret_cast<abi::ErrorBufferHeader*>(t->errorHost_)->capacity = maxErrors;
@@ -212,7 +212,20 @@ abi::ModuleState DeviceTables::moduleState(uint32_t flags) const {
   s.shadowL1 = l1_;
   s.errorBuffer = errorDevice_;
   s.flags = flags;
+  s.heapLog = errorDevice_ ? errorDevice_ + heapLogOffset_ : 0;
   return s;
+}
+
+abi::HeapEvent DeviceTables::heapEvent(uint8_t tag, bool freed) const {
+  abi::HeapEvent e{};
+  if (!errorHost_ || tag < abi::kFirstHeapTag || tag % 2 == 0) return e;
+  size_t at = heapLogOffset_ + (size_t(tag - abi::kFirstHeapTag) / 2 * 2 + (freed ? 1 : 0)) * abi::kHeapEventBytes;
+  // (Written by the device into host memory: read through a volatile pointer, word by word.)
+  const volatile uint32_t* words = reinterpret_cast<const volatile uint32_t*>(errorHost_ + at);
+  uint32_t copy[abi::kHeapEventBytes / 4];
+  for (unsigned i = 0; i < abi::kHeapEventBytes / 4; ++i) copy[i] = words[i];
+  std::memcpy(&e, copy, sizeof e);
+  return e;
 }
 
 std::vector<abi::ErrorRecord> DeviceTables::takeRecords(uint32_t& overflow) {

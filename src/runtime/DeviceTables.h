@@ -56,6 +56,9 @@ class DeviceTables {
   // The error records written since the last call, and how many the buffer could not hold
   // so far (its counter runs past its capacity).
   std::vector<abi::ErrorRecord> takeRecords(uint32_t& overflow);
+  // The device heap's log (abi::HeapEvent): the malloc (or, `freed`, the free) of the block
+  // that entry `tag` (a device-heap tag) was last given to; unit 0 where none was logged.
+  abi::HeapEvent heapEvent(uint8_t tag, bool freed) const;
 
   CUcontext context() const { return context_; }
   uint64_t contextId() const { return contextId_; }
@@ -96,6 +99,7 @@ class DeviceTables {
   // ends the context, and the records must still be read.
   unsigned char* errorHost_ = nullptr;
   size_t errorBytes_ = 0;
+  size_t heapLogOffset_ = 0;  // the device heap's log follows the records in the same buffer
   CUdeviceptr errorDevice_ = 0;
   uint32_t drained_ = 0;
 };

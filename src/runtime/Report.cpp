@@ -77,6 +77,8 @@ std::string_view violationKindName(ViolationKind k) {
   return "?";
 }
 
+bool isDeviceHeapTag(uint8_t tag) { return tag >= abi::kFirstHeapTag && tag % 2 == 1; }
+
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& r) {
   return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateSharedWindow;
 }
@@ -94,7 +96,18 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   switch (r.info & 0xFF) {
     case abi::kAccessWrite: v.access = "write"; break;
     case abi::kAccessAtomic: v.access = "atomic"; break;
+    case abi::kAccessFree: v.access = "free"; break;
     default: v.access = "read"; break;
+  }
+  if ((r.info & 0xFF) == abi::kAccessFree) {
+    // The free wrapper refused: twice where the pointer starts a device-heap block whose entry
+    // is freed already, else invalid (inside a block, a block since given to another, memory
+    // not of the device heap).
+    uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
+    uint32_t state = (r.meta >> abi::kMetaStateShift) & 0xFF;
+    v.kind = isDeviceHeapTag(tag) && state == abi::kBstFreed && r.base == r.address ? ViolationKind::DoubleFree
+                                                                                      : ViolationKind::InvalidFree;
+    v.staleTag = false;
   }
   v.size = r.info >> 8;
   v.address = r.address;
@@ -198,6 +211,7 @@ std::string objectLine(const Violation& v) {
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
   if (v.sharedWindow) return " in shared memory";
+  if (v.heapBlock) return " in device heap memory";
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
   const std::string& space = v.site->inWindow() ? v.site->space : v.site->objectSpace;
@@ -216,6 +230,42 @@ std::string allocationLine(const Allocation& a) {
   return fmt::format("a {}-byte {} allocation at {}", a.size, memoryKindName(a.kind), hex(a.base));
 }
 
+std::string heapBlockLine(const DeviceHeapBlock& b, bool sayFreed = true) {
+  return fmt::format("the {}-byte device heap block at {}{}", b.size, hex(b.base), b.live || !sayFreed ? "" : ", freed");
+}
+
+// "thread (3,0,0) of block (0,0,0) of kernel k at file.cu:12": a malloc or free in a kernel.
+std::string heapCallLine(const DeviceHeapCall& c) {
+  std::string where = "an unknown site", function;
+  if (c.site) {
+    where = c.site->file.empty() ? fmt::format("PTX line {} of {}", c.site->ptxLine, c.module)
+                                 : fmt::format("{}:{}", c.site->file, c.site->line);
+    function = fmt::format(" of {} {}", c.site->entry ? "kernel" : "device function", demangle(c.site->function));
+  }
+  return fmt::format("thread ({},{},{}) of block ({},{},{}){} at {}", c.thread[0], c.thread[1], c.thread[2], c.block[0],
+                     c.block[1], c.block[2], function, where);
+}
+
+void heapCalls(std::string& out, const DeviceHeapBlock& b) {
+  out += "cucatch:   allocated by " + (b.allocated ? heapCallLine(*b.allocated) : std::string("(not recorded)")) + "\n";
+  if (!b.live)
+    out += "cucatch:   freed by " + (b.freed ? heapCallLine(*b.freed) : std::string("(not recorded)")) + "\n";
+}
+
+// "in kernel k at block (0,0,0) thread (1,0,0)", "in device function f, called from ...".
+std::string kernelLine(const Violation& v) {
+  std::string kernel;
+  if (v.kernels.size() == 1) kernel = fmt::format("kernel {}", demangle(v.kernels[0]));
+  else if (v.kernels.empty()) kernel = "an unknown kernel";
+  else {
+    kernel = "one of the kernels";
+    for (size_t i = 0; i < v.kernels.size(); ++i) kernel += (i ? ", " : " ") + demangle(v.kernels[i]);
+  }
+  if (v.site && !v.site->entry) kernel = fmt::format("device function {}, called from {}", demangle(v.site->function), kernel);
+  return fmt::format("cucatch:   in {} at block ({},{},{}) thread ({},{},{})\n", kernel, v.block[0], v.block[1],
+                     v.block[2], v.thread[0], v.thread[1], v.thread[2]);
+}
+
 }  // namespace
 
 std::string formatText(const Violation& v, const Metadata& metadata, const Symbolizer& symbolize) {
@@ -227,16 +277,7 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
     case ViolationKind::NullPointer: {
       out += fmt::format("cucatch: ERROR: {} {} of {} bytes{} at {}\n", violationKindName(v.kind), v.access, v.size,
                          windowName(v), hex(v.address));
-      std::string kernel;
-      if (v.kernels.size() == 1) kernel = fmt::format("kernel {}", demangle(v.kernels[0]));
-      else if (v.kernels.empty()) kernel = "an unknown kernel";
-      else {
-        kernel = "one of the kernels";
-        for (size_t i = 0; i < v.kernels.size(); ++i) kernel += (i ? ", " : " ") + demangle(v.kernels[i]);
-      }
-      if (v.site && !v.site->entry) kernel = fmt::format("device function {}, called from {}", demangle(v.site->function), kernel);
-      out += fmt::format("cucatch:   in {} at block ({},{},{}) thread ({},{},{})\n", kernel, v.block[0],
-                         v.block[1], v.block[2], v.thread[0], v.thread[1], v.thread[2]);
+      out += kernelLine(v);
       out += fmt::format("cucatch:   at {}\n", where(v));
       if (v.staleTag)
         out += fmt::format("cucatch:   the pointer carries tag {}, which its table entry no longer has: it "
@@ -254,6 +295,10 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
           out += fmt::format("cucatch:   (it lands inside {}, a different live allocation)\n", allocationLine(*hit));
         frames(out, "allocated at", a->allocatedAt, symbolize);
         if (!a->live) frames(out, "freed at", a->freedAt, symbolize);
+      } else if (v.heapBlock) {
+        out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.heapBlock->base, v.heapBlock->size),
+                           heapBlockLine(*v.heapBlock));
+        heapCalls(out, *v.heapBlock);
       } else if (v.sharedWindow) {
         out += fmt::format("cucatch:   address is {} this block's shared memory ({} bytes at this launch, static and "
                            "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
@@ -273,6 +318,28 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
     }
     case ViolationKind::DoubleFree:
     case ViolationKind::InvalidFree:
+      if (v.site) {  // free in a kernel (the device heap)
+        out += fmt::format("cucatch: ERROR: {} of {} in device heap memory\n", violationKindName(v.kind), hex(v.address));
+        out += kernelLine(v);
+        out += fmt::format("cucatch:   at {}\n", where(v));
+        if (v.heapBlock && v.kind == ViolationKind::DoubleFree) {
+          out += fmt::format("cucatch:   {} was freed before\n", heapBlockLine(*v.heapBlock, false));
+          heapCalls(out, *v.heapBlock);
+        } else if (v.heapBlock) {
+          out += fmt::format("cucatch:   the address is {} {} (a free takes the pointer malloc returned)\n",
+                             relation(v, v.heapBlock->base, v.heapBlock->size), heapBlockLine(*v.heapBlock));
+          heapCalls(out, *v.heapBlock);
+        } else if (a) {
+          out += fmt::format("cucatch:   the address is {} {}, not a block of the device heap (device free takes "
+                             "what device malloc returned)\n",
+                             relation(v, a->base, a->size), allocationLine(*a));
+          frames(out, "allocated at", a->allocatedAt, symbolize);
+        } else {
+          out += "cucatch:   the address was not returned by device malloc\n";
+        }
+        out += "cucatch:   the free was not made\n";
+        break;
+      }
       out += fmt::format("cucatch: ERROR: {} of {}\n", violationKindName(v.kind), hex(v.address));
       frames(out, "freed at", v.backtrace, symbolize);
       if (a) {
@@ -303,7 +370,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
   };
   nlohmann::json j{{"kind", violationKindName(v.kind)}, {"address", hex(v.address)}};
   if (v.site && !v.site->space.empty()) j["space"] = v.site->space;
-  if (v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree ||
+  // A device-side violation (an access, or a free in a kernel): where and by which thread.
+  if (v.site || v.kind == ViolationKind::OutOfBounds || v.kind == ViolationKind::UseAfterFree ||
       v.kind == ViolationKind::NullPointer) {
     j["access"] = v.access;
     j["size"] = v.size;
@@ -344,6 +412,26 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"size", v.site->objectDynamic ? v.checkedSize : v.site->objectBytes},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
   if (j.contains("object") && v.site->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
+  if (const auto& b = v.heapBlock) {
+    auto call = [](const DeviceHeapCall& c) {
+      nlohmann::json k{{"block", c.block}, {"thread", c.thread}, {"module", c.module}};
+      if (c.site) {
+        k["function"] = demangle(c.site->function);
+        k["kernel"] = c.site->entry;
+        k["file"] = c.site->file;
+        k["line"] = c.site->line;
+        k["ptx_line"] = c.site->ptxLine;
+      }
+      return k;
+    };
+    nlohmann::json hb{{"base", hex(b->base)},
+                      {"size", b->size},
+                      {"offset", static_cast<int64_t>(v.address - b->base)},
+                      {"live", b->live}};
+    if (b->allocated) hb["allocated_by"] = call(*b->allocated);
+    if (b->freed && !b->live) hb["freed_by"] = call(*b->freed);
+    j["heap_block"] = hb;
+  }
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);
   if (const Allocation* a = v.allocation) {
     nlohmann::json al{{"base", hex(a->base)},

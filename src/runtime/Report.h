@@ -54,6 +54,21 @@ struct SiteTable {
   static SiteTable parse(std::string_view json);
 };
 
+// A malloc or free in a kernel (abi::HeapEvent), with its site looked up.
+struct DeviceHeapCall {
+  const Site* site = nullptr;
+  std::string module;
+  std::array<uint32_t, 3> block{}, thread{};
+};
+// A block of the device heap (malloc, new in a kernel) an access or a free was checked against.
+struct DeviceHeapBlock {
+  uint64_t base = 0, size = 0;
+  bool live = true;
+  std::optional<DeviceHeapCall> allocated, freed;
+};
+// Whether `tag` is one the device heap hands out (odd, abi::kFirstHeapTag and above).
+bool isDeviceHeapTag(uint8_t tag);
+
 enum class ViolationKind { OutOfBounds, UseAfterFree, NullPointer, DoubleFree, InvalidFree, Leak };
 std::string_view violationKindName(ViolationKind k);
 
@@ -79,6 +94,8 @@ struct Violation {
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
   // The allocation the access was checked against (or freed twice, or leaked).
   const Allocation* allocation = nullptr;
+  // ... or the device-heap block (the pointer's tag is a device-heap tag).
+  std::optional<DeviceHeapBlock> heapBlock;
   // Host-side violations (frees): where they happened.
   Backtrace backtrace;
   uint32_t repeats = 0;  // identical violations folded into this one
@@ -86,7 +103,8 @@ struct Violation {
 
 // The record's access was checked against the block's shared window (abi::kMetaStateSharedWindow).
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& record);
-// Turns an error record into a violation; `site` and `allocation` are looked up by the caller.
+// Turns an error record into a violation; `site` and `allocation` are looked up by the caller
+// (a refused device free, abi::kAccessFree, is a double or an invalid free).
 Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::string module,
                      const Allocation* allocation);
 

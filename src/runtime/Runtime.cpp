@@ -599,7 +599,8 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     }
     for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
-  abi::ModuleState s = current_->moduleState(options_.continueMode() ? abi::kFlagContinue : 0);
+  abi::ModuleState s = current_->moduleState((options_.continueMode() ? abi::kFlagContinue : 0) |
+                                             (options_.tags ? abi::kFlagHeapTags : 0));
   ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, current_->stream()), "publishing the runtime state to a module");
   ours(d_.cuStreamSynchronize(current_->stream()), "publishing the runtime state to a module");
   restoreCapture(saved);
@@ -889,14 +890,14 @@ void Runtime::synchronized() {
 }
 
 void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only) {
-  std::vector<abi::ErrorRecord> records;
+  std::vector<std::pair<abi::ErrorRecord, const DeviceTables*>> records;  // (with the context's tables)
   uint32_t overflow = 0;
   for (auto& [id, tables] : contexts_) {
     if (!tables || (only && !only(*tables))) continue;
     uint32_t more = 0;
     auto taken = tables->takeRecords(more);
     if (!taken.empty()) overflow += more;
-    records.insert(records.end(), taken.begin(), taken.end());
+    for (const auto& r : taken) records.emplace_back(r, tables.get());
   }
   if (records.empty()) {
     if (launchFailed && options_.tags && !hintedAtTags_) {
@@ -913,17 +914,22 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     return;
   }
   std::vector<Violation> found;
-  for (const abi::ErrorRecord& r : records) {
+  for (const auto& [r, tables] : records) {
     auto unit = units_.find(r.unit);
     const SiteTable* table = unit != units_.end() ? &unit->second : nullptr;
     const Site* site = table && r.site < table->sites.size() ? &table->sites[r.site] : nullptr;
     uint8_t entryTag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
     // Shared and const accesses are checked against a variable, in a window of their own
     // whose addresses are not the allocations' addresses.
-    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r)
+    uint8_t pointerTag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
+    // A device-heap block's entry is the device's own; the host knows it from the record and
+    // the context's heap log.
+    bool heap = isDeviceHeapTag(pointerTag) && entryTag == pointerTag && !(site && site->inWindow());
+    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
+    if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();
       for (const auto& [kernel, m] : launched_)
@@ -936,6 +942,30 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
                             "CUCATCH_MAX_ERRORS)\n",
                             overflow, options_.maxErrors));
   report(std::move(found));
+}
+
+DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const {
+  DeviceHeapBlock b;
+  b.base = r.base;
+  b.size = r.size;
+  uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
+  b.live = ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kBstLive;
+  auto call = [&](bool freed) -> std::optional<DeviceHeapCall> {
+    abi::HeapEvent e = tables.heapEvent(tag, freed);
+    if (e.unit == 0) return std::nullopt;
+    DeviceHeapCall c;
+    auto unit = units_.find(e.unit);
+    if (unit != units_.end()) {
+      c.module = unit->second.module;
+      if (e.site < unit->second.sites.size()) c.site = &unit->second.sites[e.site];
+    }
+    c.block = {e.block[0], e.block[1], e.block[2]};
+    c.thread = {e.thread[0], e.thread[1], e.thread[2]};
+    return c;
+  };
+  b.allocated = call(false);
+  b.freed = call(true);
+  return b;
 }
 
 void Runtime::report(std::vector<Violation> violations) {

@@ -166,6 +166,9 @@ class Runtime {
   // Reports what the error buffers hold (of the contexts `only` accepts, when given: a context
   // whose kernels may still be running can be in the middle of writing a record).
   void drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only = {});
+  // The device-heap block a record's pointer tag names, with its malloc and free from the log
+  // of the context that wrote the record.
+  DeviceHeapBlock heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const;
   void report(std::vector<Violation> violations);
   void terminate();
   std::string symbolize(uintptr_t frame);

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 5;
+CUCATCH_CONST uint32_t kAbiVersion = 6;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -31,8 +31,34 @@ CUCATCH_CONST unsigned kLastTemporalTag = 15;
 CUCATCH_CONST unsigned kFirstDirectTag = 16;   /* 16..255: the BST index itself */
 /* (The runtime hands out even tags only, keeping bit 56 clear: src/runtime/Metadata.cpp.) */
 
+/* ---- the device heap (malloc, free and new/delete in kernels) ------------------------- */
+/* Instrumented code calls cucatch's wrappers instead of malloc, __cuda_syscall_aligned_malloc
+ * (__nv_aligned_device_malloc) and free. Where the runtime hands out tagged pointers
+ * (kFlagHeapTags), the malloc wrapper gives a block one of the odd direct tags 17..255, which
+ * the runtime never hands out: the BST entry of that index is the block's, written on the
+ * device (base, size, tag, state; the host never writes odd entries after the first upload).
+ * A malloc looks at kHeapClaimTries entries; where all are live (120 blocks live at once, or
+ * nearly), its block is handed out untagged (not checked, as before). The free
+ * wrapper marks the entry freed (kept until the index is taken again, round robin, so that a
+ * stale pointer reads "freed") and reports a double or invalid free instead of making it. */
+CUCATCH_CONST unsigned kFirstHeapTag = 17;
+CUCATCH_CONST unsigned kHeapTags = 120;                /* 17, 19, ..., 255 */
+CUCATCH_CONST unsigned kHeapClaimTries = 4;            /* a heap full of live blocks costs 4 atomics a malloc */
+CUCATCH_CONST unsigned kBstClaimed = 3;                /* BstState of an entry being written */
+CUCATCH_CONST unsigned kHeapCursorIndex = 1;           /* BST entry 1's base: the round-robin cursor */
+/* Where each block came from and went, in host memory (it survives a trap): kHeapTags pairs of
+ * events, [i][0] the malloc of the block tagged kFirstHeapTag + 2i, [i][1] its free. */
+typedef struct HeapEvent {
+  uint32_t unit;       /* the compilation unit whose site table `site` indexes (0: none yet) */
+  uint32_t site;       /* the call's site */
+  uint32_t block[3];
+  uint32_t thread[3];
+} HeapEvent;
+CUCATCH_CONST unsigned kHeapEventBytes = 32;
+CUCATCH_CONST unsigned kHeapLogBytes = kHeapTags * 2 * kHeapEventBytes;
+
 /* ---- base & size table ---------------------------------------------------------------- */
-enum BstState { kBstFree = 0, kBstLive = 1, kBstFreed = 2 };
+enum BstState { kBstFree = 0, kBstLive = 1, kBstFreed = 2 /* (kBstClaimed = 3: the device heap's) */ };
 typedef struct BstEntry {
   uint64_t base;     /* untagged start of the allocation */
   uint64_t size;     /* bytes; entry 0 (unknown memory) is [kNullPageBytes, 2^64): see there */
@@ -69,14 +95,17 @@ typedef struct ModuleState {
   uint64_t errorBuffer;  /* device address of the host-mapped ErrorBuffer */
   uint32_t reserved;
   uint32_t flags;        /* kFlag* */
-  uint64_t reserved2[3];
+  uint64_t heapLog;      /* device address of the host-mapped HeapEvent[kHeapTags][2] */
+  uint64_t reserved2[2];
 } ModuleState;
 CUCATCH_CONST unsigned kStateBstOffset = 0;
 CUCATCH_CONST unsigned kStateShadowL1Offset = 16;
 CUCATCH_CONST unsigned kStateErrorBufferOffset = 24;
 CUCATCH_CONST unsigned kStateFlagsOffset = 36;
+CUCATCH_CONST unsigned kStateHeapLogOffset = 40;
 CUCATCH_CONST unsigned kStateBytes = 64;
 CUCATCH_CONST uint32_t kFlagContinue = 2; /* report and go on instead of trapping */
+CUCATCH_CONST uint32_t kFlagHeapTags = 4; /* device malloc tags its blocks (the runtime's pointers are tagged) */
 
 /* ---- error records ---------------------------------------------------------------------- */
 /* The metadata word carried with a pointer in instrumented code, and reported in
@@ -95,7 +124,9 @@ CUCATCH_CONST unsigned kMetaPointerTagShift = 24; /* in ErrorRecord::meta only: 
  * address not made from a variable). Such a record's base and size are that window, as generic
  * addresses or shared-window offsets as the access used. */
 CUCATCH_CONST unsigned kMetaStateSharedWindow = 0x80;
-enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2 };
+/* kAccessFree: a device free refused (double or invalid); the record's base and size are the
+ * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */
+enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2, kAccessFree = 3 };
 typedef struct ErrorBufferHeader {
   uint32_t count;     /* incremented atomically by every violation, even past capacity */
   uint32_t capacity;  /* records that follow the 64-byte header */
@@ -127,6 +158,9 @@ CUCATCH_CONST unsigned kRecordBlockZOffset = 48;  /* block[2], thread[0..2]: one
 #ifdef __cplusplus
 static_assert(sizeof(BstEntry) == kBstEntryBytes);
 static_assert(sizeof(ModuleState) == kStateBytes);
+static_assert(offsetof(ModuleState, flags) == kStateFlagsOffset && offsetof(ModuleState, heapLog) == kStateHeapLogOffset);
+static_assert(sizeof(HeapEvent) == kHeapEventBytes);
+static_assert(kFirstHeapTag + 2 * (kHeapTags - 1) == 255);
 static_assert(sizeof(ErrorBufferHeader) == kErrorHeaderBytes);
 static_assert(sizeof(ErrorRecord) == kErrorRecordBytes);
 static_assert(offsetof(ErrorRecord, site) == kRecordSiteOffset && offsetof(ErrorRecord, info) == kRecordSiteOffset + 4);

@@ -8,7 +8,8 @@
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
-      that memory kind), or with object=: checked against the variable of that name (its
+      that memory kind; memory=device-heap: a block of the device heap, whose malloc and free
+      are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"), or with object=: checked against the variable of that name (its
       demangled name ends with "NAME") in that space (global, shared, const), with part=: its part
       at that offset (dynamic shared memory carved, --shared-parts), or with window=:
       checked against that space's whole window (a shared address of unknown origin).
@@ -258,6 +259,17 @@ def main():
             if part is not None and o.get("part", {}).get("offset") != part:
                 return f"object part {o.get('part')}, expected the part at offset {part}"
             return None if "allocation" not in e else "an allocation, expected a variable"
+        if memory == "device-heap":
+            # A block of the device heap: its malloc (and free) at the lines marked so, in this file.
+            hb = e.get("heap_block")
+            if not hb or "allocation" in e:
+                return f"no device-heap block (heap_block {hb}, allocation {e.get('allocation')})"
+            for key, marker in (("allocated_by", "// cucatch-alloc-line"), ("freed_by", "// cucatch-free-line")):
+                lines = [i + 1 for i, l in enumerate(text) if marker in l]
+                if lines and (hb.get(key, {}).get("line") not in lines or
+                              os.path.basename(hb[key].get("file", "")) != os.path.basename(source)):
+                    return f"{key} {hb.get(key)}, expected line {lines}"
+            return None
         if "object" in e and "allocation" not in e:
             # A module variable: named, with the offset into it.
             return None if e["object"].get("name") and "offset" in e["object"] else f"object {e['object']}"

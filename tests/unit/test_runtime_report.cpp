@@ -449,3 +449,95 @@ TEST_CASE("CUCATCH_* options: defaults, values, and clear errors", "[runtime]") 
   CHECK(Options::defaults().load(lookup) == "CUCATCH_MAX_ERRORS=12abc: expected an integer");
   CHECK(optionTable().size() >= 9);
 }
+
+TEST_CASE("device-heap violations name the block, its malloc and its free", "[runtime]") {
+  // What the runtime knows of a block from the record and the heap log (Runtime::heapBlockOf).
+  Site mallocSite;
+  mallocSite.function = "_Z4makev";
+  mallocSite.entry = true;
+  mallocSite.file = "/src/heap.cu";
+  mallocSite.line = 12;
+  mallocSite.space = "heap";
+  Site freeSite = mallocSite;
+  freeSite.line = 15;
+  Site access = mallocSite;
+  access.line = 20;
+  access.space = "generic";
+  const uint8_t tag = 19;
+  const uint64_t base = 0x7f0000001000;
+  DeviceHeapBlock block;
+  block.base = base;
+  block.size = 16;
+  block.live = false;
+  block.allocated = DeviceHeapCall{&mallocSite, "heap.cu", {0, 0, 0}, {3, 0, 0}};
+  block.freed = DeviceHeapCall{&freeSite, "heap.cu", {1, 0, 0}, {4, 0, 0}};
+  Metadata m;
+  CHECK(isDeviceHeapTag(17));
+  CHECK(isDeviceHeapTag(255));
+  CHECK_FALSE(isDeviceHeapTag(16));
+  CHECK_FALSE(isDeviceHeapTag(15));
+
+  // A read through a pointer to the freed block: the entry's verdict is bad, its state freed.
+  uint32_t freedMeta = abi::kMetaVerdictBad | uint32_t(tag) << abi::kMetaTagShift |
+                       uint32_t(abi::kBstFreed) << abi::kMetaStateShift | uint32_t(tag) << abi::kMetaPointerTagShift;
+  Violation v = fromRecord(record(0, 4, abi::kAccessRead, base + 4, base, 16, freedMeta), &access, "heap.cu", nullptr);
+  v.heapBlock = block;
+  CHECK(v.kind == ViolationKind::UseAfterFree);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(everyLineIsCucatch(text));
+  CHECK(text.find("use-after-free read of 4 bytes in device heap memory at 0x00007f0000001004") != std::string::npos);
+  CHECK(text.find("address is at offset 4 of the 16-byte device heap block at 0x00007f0000001000, freed") !=
+        std::string::npos);
+  CHECK(text.find("allocated by thread (3,0,0) of block (0,0,0) of kernel make() at /src/heap.cu:12") !=
+        std::string::npos);
+  CHECK(text.find("freed by thread (4,0,0) of block (1,0,0) of kernel make() at /src/heap.cu:15") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["heap_block"]["size"] == 16);
+  CHECK(j["heap_block"]["offset"] == 4);
+  CHECK(j["heap_block"]["live"] == false);
+  CHECK(j["heap_block"]["allocated_by"]["line"] == 12);
+  CHECK(j["heap_block"]["freed_by"]["thread"] == std::array<uint32_t, 3>{4, 0, 0});
+
+  // The same block freed again: the free wrapper refused (access flag "free"), with the entry
+  // freed and the pointer at the block's start.
+  uint32_t refused = uint32_t(tag) << abi::kMetaTagShift | uint32_t(abi::kBstFreed) << abi::kMetaStateShift |
+                     uint32_t(tag) << abi::kMetaPointerTagShift;
+  v = fromRecord(record(1, 0, abi::kAccessFree, base, base, 16, refused), &freeSite, "heap.cu", nullptr);
+  v.heapBlock = block;
+  CHECK(v.kind == ViolationKind::DoubleFree);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("double-free of 0x00007f0000001000 in device heap memory") != std::string::npos);
+  CHECK(text.find("the 16-byte device heap block at 0x00007f0000001000, freed was freed before") == std::string::npos);
+  CHECK(text.find("was freed before") != std::string::npos);
+  CHECK(text.find("at /src/heap.cu:15") != std::string::npos);
+  CHECK(text.find("the free was not made") != std::string::npos);
+  j = toJson(v, fakeSymbol);
+  CHECK(j["kind"] == "double-free");
+  CHECK(j["line"] == 15);
+  CHECK(j["kernel"] == "make()");
+
+  // A pointer into the middle of a live block: an invalid free, which names the block.
+  block.live = true;
+  uint32_t live = uint32_t(tag) << abi::kMetaTagShift | uint32_t(abi::kBstLive) << abi::kMetaStateShift |
+                  uint32_t(tag) << abi::kMetaPointerTagShift;
+  v = fromRecord(record(1, 0, abi::kAccessFree, base + 8, base, 16, live), &freeSite, "heap.cu", nullptr);
+  v.heapBlock = block;
+  CHECK(v.kind == ViolationKind::InvalidFree);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("invalid-free of 0x00007f0000001008 in device heap memory") != std::string::npos);
+  CHECK(text.find("the address is at offset 8 of the 16-byte device heap block") != std::string::npos);
+
+  // Device free of memory the host allocated (a tag the runtime gave): invalid, with the allocation.
+  uint64_t p = m.onAllocate(0x7f0000100000, 256, MemoryKind::Device);
+  auto view = m.deviceView(p);
+  uint32_t hostMeta = uint32_t(view.entry.tag) << abi::kMetaTagShift | uint32_t(view.entry.state) << abi::kMetaStateShift |
+                      uint32_t(p >> abi::kTagShift) << abi::kMetaPointerTagShift;
+  const Allocation* a = m.findChecked(view.entry.base, view.entry.size, view.entry.tag);
+  REQUIRE(a);
+  v = fromRecord(record(1, 0, abi::kAccessFree, 0x7f0000100000, view.entry.base, view.entry.size, hostMeta), &freeSite,
+                 "heap.cu", a);
+  CHECK(v.kind == ViolationKind::InvalidFree);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("not a block of the device heap") != std::string::npos);
+}

@@ -1,0 +1,56 @@
+#include "instrument/DeviceHeap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "instrument/Sequences.h"
+#include "ptx/InstrInfo.h"
+#include "ptx/Parser.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+
+void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
+  std::unordered_set<std::string> defined, declared;
+  for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
+  for (Function* f : module.functions()) {
+    if (!f->hasBody) continue;
+    std::vector<SourcePlace> places;
+    std::vector<std::pair<size_t, std::string>> inserts;  // (statement, the site argument's declaration)
+    for (size_t i = 0; i < f->body.size(); ++i) {
+      auto* in = std::get_if<Instruction>(&f->body[i]);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee || !c.arguments) continue;
+      const std::string callee = c.callee->text;
+      if (!isDeviceHeapFunction(callee) || defined.count(callee) || !declared.count(callee)) continue;
+      if (places.empty()) places = sourcePlaces(*f);
+      Site site = siteAt(*f, i, places[i], static_cast<uint32_t>(unit.sites.size()));
+      site.kind = callee == "free" ? "free" : "malloc";
+      site.space = "heap";
+      unit.sites.push_back(site);
+      ++unit.stats.deviceHeapCalls;
+      if (std::find(unit.heapFunctionsWrapped.begin(), unit.heapFunctionsWrapped.end(), callee) ==
+          unit.heapFunctionsWrapped.end())
+        unit.heapFunctionsWrapped.push_back(callee);
+      // The site goes in as one more .param argument, declared in the call's own scope.
+      std::string param = fmt::format("__cc_heap_site{}", unit.nextLabel++);
+      inserts.emplace_back(i, fmt::format(".param .b32 {0};\nst.param.b32 [{0}], {1};\n", param, site.id));
+      size_t calleeIndex = static_cast<size_t>(c.callee - in->operands.data());
+      size_t argumentsIndex = static_cast<size_t>(c.arguments - in->operands.data());
+      in->operands[calleeIndex].text = heapWrapperName(callee, unit.unit);
+      in->operands[argumentsIndex].elements.push_back(Operand::name(param));
+    }
+    // Back to front, so that the indices still to come stay valid.
+    for (auto it = inserts.rbegin(); it != inserts.rend(); ++it) {
+      auto statements = parseSyntheticStatements(it->second);
+      f->body.insert(f->body.begin() + static_cast<long>(it->first), statements.begin(), statements.end());
+    }
+  }
+  std::sort(unit.heapFunctionsWrapped.begin(), unit.heapFunctionsWrapped.end());
+}
+
+}  // namespace cucatch::instrument
