@@ -15,6 +15,7 @@ namespace cucatch::tools {
 
 struct CheckFlags {
   bool sharedParts = false;
+  bool localObjects = false;
   bool noDominated = false;
   bool loopRanges = false;
   bool noCoalesce = false;
@@ -26,6 +27,11 @@ struct CheckFlags {
                  "the kernel carves it at uniform offsets (parameters, the dynamic size), not only against the "
                  "whole region. A heuristic: correct code that indexes one dynamic array at such an offset and "
                  "steps below it (a stencil's halo) is reported");
+    app.add_flag("--local-objects", localObjects,
+                 "check a local-memory access against the array of its function's frame it addresses (where nvcc "
+                 "gives the arrays' starts, an array ends where the next begins), not only against the whole frame. "
+                 "A heuristic: a start that was an element's offset folded into the frame address would split an "
+                 "array, and a correct index past it would be reported");
     app.add_flag("--no-dominated", noDominated,
                  "give an access its own check also where a dominating access through the same, unchanged address "
                  "already checked a range that contains it (to measure what leaving those checks out saves)");
@@ -47,6 +53,7 @@ struct CheckFlags {
   instrument::InstrumentOptions options() const {
     instrument::InstrumentOptions o;
     o.dynamicSharedParts = sharedParts;
+    o.localObjects = localObjects;
     o.coalesceChecks = !noCoalesce;
     o.removeDominatedChecks = !noDominated;
     o.loopRangeChecks = loopRanges;
@@ -55,8 +62,8 @@ struct CheckFlags {
   bool measureRegisters() const { return registerLimit == "measure"; }
   // What makes the output differ from the defaults' (part of the JIT cache's key).
   std::string describe() const {
-    return fmt::format("parts {} dominated {} loops {} coalesce {} limit {}", sharedParts, !noDominated, loopRanges,
-                       !noCoalesce, registerLimit);
+    return fmt::format("parts {} objects {} dominated {} loops {} coalesce {} limit {}", sharedParts, localObjects,
+                       !noDominated, loopRanges, !noCoalesce, registerLimit);
   }
 };
 

@@ -1028,6 +1028,102 @@ Bench makeLocalArray() {
 }
 
 // ---------------------------------------------------------------------------------------
+// 17. local_histogram: 1 Mi threads each count 64 keys into a private 32-bin histogram
+//     `uint32_t bins[32]` (data-dependent bins keep it in local memory) and write a digest.
+//     Local read-modify-writes at a variable index: the per-thread histogram of issue 10.
+// ---------------------------------------------------------------------------------------
+
+constexpr int kLocalHistThreads = 1 << 20;
+constexpr int kLocalHistKeys = 64;
+
+__global__ void localHistogram(int threads, const uint32_t* __restrict__ keys, uint32_t* __restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  uint32_t bins[32];
+  for (int b = 0; b < 32; ++b) bins[b] = 0;
+  for (int k = 0; k < kLocalHistKeys; ++k) bins[keys[size_t(k) * threads + t] & 31u] += 1;
+  uint32_t digest = 0;
+  for (int b = 0; b < 32; ++b) digest = digest * 31u + bins[b];
+  out[t] = digest;
+}
+
+struct LocalHistState {
+  uint32_t* keys = nullptr;
+  uint32_t* out = nullptr;
+};
+
+Bench makeLocalHistogram() {
+  auto s = std::make_shared<LocalHistState>();
+  const size_t elems = size_t(kLocalHistThreads) * kLocalHistKeys;
+  return Bench{
+      "local_histogram", "per-thread 32-bin histogram in local memory, read-modify-write at data-dependent bins",
+      [s, elems] {
+        CHECK(cudaMalloc(&s->keys, elems * sizeof(uint32_t)));
+        CHECK(cudaMalloc(&s->out, kLocalHistThreads * sizeof(uint32_t)));
+        fillUints(s->keys, elems, 20);
+      },
+      {},
+      [s] {
+        localHistogram<<<kLocalHistThreads / 128, 128>>>(kLocalHistThreads, s->keys, s->out);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->out, kLocalHistThreads); },
+      [s] {
+        CHECK(cudaFree(s->keys));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
+// 18. local_recursion: 256 Ki threads each walk a depth-8 recursion whose every frame fills
+//     a local array of 8 values from the input and indexes it by a data-dependent position:
+//     local memory in a function with a stack frame of its own per call.
+// ---------------------------------------------------------------------------------------
+
+constexpr int kRecursionThreads = 1 << 18;
+constexpr int kRecursionDepth = 8;
+
+__device__ __noinline__ float recursiveMix(const float* __restrict__ in, int threads, int t, int depth) {
+  float frame[8];
+  for (int i = 0; i < 8; ++i) frame[i] = in[size_t((depth * 8 + i) % 64) * threads + t];
+  int pick = static_cast<int>(fabsf(frame[depth % 8]) * 7.0f) & 7;
+  float here = frame[pick] + frame[(pick + depth) & 7];
+  return depth == 0 ? here : here * 0.5f + recursiveMix(in, threads, t, depth - 1);
+}
+
+__global__ void localRecursion(int threads, const float* __restrict__ in, float* __restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < threads) out[t] = recursiveMix(in, threads, t, kRecursionDepth - 1);
+}
+
+struct RecursionState {
+  float* in = nullptr;
+  float* out = nullptr;
+};
+
+Bench makeLocalRecursion() {
+  auto s = std::make_shared<RecursionState>();
+  const size_t elems = size_t(kRecursionThreads) * 64;
+  return Bench{
+      "local_recursion", "recursion 8 deep, a local array per frame indexed at data-dependent positions",
+      [s, elems] {
+        CHECK(cudaMalloc(&s->in, elems * sizeof(float)));
+        CHECK(cudaMalloc(&s->out, kRecursionThreads * sizeof(float)));
+        fillFloats(s->in, elems, 21);
+      },
+      {},
+      [s] {
+        localRecursion<<<kRecursionThreads / 128, 128>>>(kRecursionThreads, s->in, s->out);
+        CHECK_LAUNCH();
+      },
+      [s] { return deviceHash(s->out, kRecursionThreads); },
+      [s] {
+        CHECK(cudaFree(s->in));
+        CHECK(cudaFree(s->out));
+      }};
+}
+
+// ---------------------------------------------------------------------------------------
 // Driver
 // ---------------------------------------------------------------------------------------
 
@@ -1051,7 +1147,9 @@ std::vector<Bench> allBenches() {
           bench::withKernels(makeConv2d(), "conv2d"),
           bench::withKernels(makeBitonicSort(), "bitonicSortSegments"),
           bench::withKernels(makeSoftmax(), "softmaxRows"),
-          bench::withKernels(makeLocalArray(), "localArraySort")};
+          bench::withKernels(makeLocalArray(), "localArraySort"),
+          bench::withKernels(makeLocalHistogram(), "localHistogram"),
+          bench::withKernels(makeLocalRecursion(), "localRecursion")};
 }
 
 }  // namespace overhead

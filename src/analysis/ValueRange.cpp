@@ -89,6 +89,28 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
   return offsetFromSymbol(reg, 0);
 }
 
+std::optional<Interval> ValueRanges::wideTerm(const std::string& reg, int depth) const {
+  // A 64-bit index masked by a constant, or made from a bounded 32-bit one: zero- or
+  // sign-extended (a signed value is non-negative where its unsigned range stays below 2^31),
+  // or widened times a constant (mul.wide: an element index scaled to bytes).
+  if (depth > kMaxDepth) return std::nullopt;
+  const Instruction* in = onlyDefinition(reg);
+  if (!in || in->operands.size() < 2 || in->operands[1].kind != OperandKind::Name) return std::nullopt;
+  const auto& ops = in->operands;
+  // x & c is in [0, c] for a non-negative mask, whatever x (a byte offset masked to a table).
+  if (in->opcode == "and" && ops.size() == 3 && ops[2].kind == OperandKind::Integer && ops[2].value >= 0)
+    return Interval{0, ops[2].value};
+  bool isSigned = in->hasModifier(".s32");
+  if (!in->hasModifier(".u32") && !isSigned) return std::nullopt;
+  auto x = operand(ops[1], depth);
+  if (!x || (isSigned && x->hi > 0x7FFFFFFFll)) return std::nullopt;
+  if (in->opcode == "cvt" && ops.size() == 2) return x;
+  if (in->opcode == "mul" && in->hasModifier(".wide") && ops.size() == 3 && ops[2].kind == OperandKind::Integer &&
+      ops[2].value >= 0 && ops[2].value <= kU32Max)
+    return Interval{x->lo * ops[2].value, x->hi * ops[2].value};
+  return std::nullopt;
+}
+
 std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(const std::string& reg,
                                                                                int depth) const {
   if (depth > kMaxDepth) return std::nullopt;
@@ -105,10 +127,12 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
   if (in->opcode == "add" && ops.size() == 3) {
     // One side leads to the symbol, the other is a bounded integer.
     for (int k = 1; k <= 2; ++k) {
-      if (ops[k].kind != OperandKind::Name || !regs.is32Bit(ops[k].text)) continue;
+      // (64-bit: a local variable's address, as nvcc makes its frame's: mov.u64 %SPL, __local_depot0.)
+      if (ops[k].kind != OperandKind::Name || !(regs.is32Bit(ops[k].text) || regs.is64Bit(ops[k].text))) continue;
       auto base = offsetFromSymbol(ops[k].text, depth + 1);
       if (!base) continue;
-      auto term = operand(ops[3 - k], depth);
+      auto term = ops[3 - k].kind == OperandKind::Name && regs.is64Bit(ops[3 - k].text) ? wideTerm(ops[3 - k].text, depth)
+                                                                                         : operand(ops[3 - k], depth);
       if (!term) continue;
       return std::make_pair(base->first, Interval{base->second.lo + term->lo, base->second.hi + term->hi});
     }

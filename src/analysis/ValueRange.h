@@ -26,12 +26,14 @@ class ValueRanges {
   ValueRanges(const ptx::Function& f, const PointerAnalysis& pa);
   // The range of the unsigned value of 32-bit register `reg`, if bounded.
   std::optional<Interval> of(const std::string& reg) const;
-  // Where `reg` (an address register) is `symbol + offset` with `offset` bounded: the symbol
-  // and the range of the offset.
+  // Where `reg` (an address register: 32-bit, or 64-bit for local memory) is `symbol + offset`
+  // with `offset` bounded: the symbol and the range of the offset.
   std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg) const;
 
  private:
   std::optional<Interval> operand(const ptx::Operand& o, int depth) const;
+  // The range of a 64-bit register made from a bounded 32-bit value by cvt or mul.wide.
+  std::optional<Interval> wideTerm(const std::string& reg, int depth) const;
   std::optional<Interval> of(const std::string& reg, int depth) const;
   std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg, int depth) const;
   const ptx::Instruction* onlyDefinition(const std::string& reg) const;

@@ -54,6 +54,17 @@ Site FunctionChecks::newSite(const AccessSite& a) const {
   return s;
 }
 
+CheckSite FunctionChecks::checkSite(const AccessSite& a, const Site& site) {
+  CheckSite c;
+  c.site = site.id;
+  c.pointer = a.addressRegister.empty() ? a.addressSymbol : a.addressRegister;
+  c.offset = offsetOf(a);
+  c.size = a.access.size;
+  c.accessFlags = accessFlags(a.access.kind);
+  c.label = newLabel("fail");
+  return c;
+}
+
 void FunctionChecks::addSite(Site site, const AccessSite& a) {
   ++unit.stats.instrumented[fmt::format("{} {}", spaceName(a.access.space), accessKindName(a.access.kind))];
   unit.sites.push_back(std::move(site));

@@ -31,6 +31,9 @@ struct CheckOptions {
   // Check accesses to dynamic shared memory against the part the kernel carved
   // (analysis/SharedParts.h: a heuristic, off by default).
   bool dynamicSharedParts = false;
+  // Check local accesses against the array of the frame they address (analysis/FrameLayout.h:
+  // a heuristic, off by default), not only against the whole frame.
+  bool localObjects = false;
   // Accesses through one address register in straight-line code share one range check
   // (coalescedGroups); off, every access gets its own.
   bool coalesce = true;
@@ -68,6 +71,10 @@ class FunctionChecks {
   // with a fresh id; the pass records it with addSite once the check is in place.
   Site newSite(const analysis::AccessSite& a) const;
   void addSite(Site site, const analysis::AccessSite& a);
+  // What every check of access `a` at `site` is given: the site's id, the address (its register,
+  // or the symbol of [symbol+offset]) and offset, the size, the access flags, and a fresh label
+  // for its out-of-line part. (The passes add what is theirs: the untagged register, ...)
+  CheckSite checkSite(const analysis::AccessSite& a, const Site& site);
   // Access `a` needs no check of its own (dominatedByCheck): counted, with no site.
   void addDominated(const analysis::AccessSite& a);
   // A fresh label, "$__cc_<what><n>": "ok" where a fast path goes on, "fail" where a failing

@@ -53,8 +53,14 @@ std::string_view uncheckedReason(const AccessSite& a, const PointerAnalysis& pa,
   if (!regs.is64Bit(a.addressRegister)) return "32-bit address register";
   if (a.access.space == Space::Const)
     return madeFromConstArray(a, pa, symbols) ? "" : "const-space address not made from a __constant__ array of known size";
-  if (a.pointerSpace == Space::Local) return "generic pointer into local memory";
   return {};
+}
+
+// The size of local variable `symbol` (a function's frame, `__local_depot<n>`), whose bounds a
+// generic pointer cvta.local makes from its address is checked against; 0 if it is not one.
+uint64_t localBytes(const SymbolTable& symbols, const std::string& symbol) {
+  auto it = symbols.find(symbol);
+  return it != symbols.end() && it->second.space == Space::Local ? it->second.size : 0;
 }
 
 // The size of module variable `symbol` whose static bounds pointers made from its symbol are
@@ -77,13 +83,18 @@ class GlobalChecks {
     std::unordered_set<std::string> relevant;
     for (const auto& a : pa_.accesses()) {
       if (a.access.space == Space::Shared || a.access.space == Space::SharedCluster) continue;  // SharedChecks
+      if (a.access.space == Space::Local) continue;                                              // LocalChecks
       if (staticallyInBounds(a)) {
         ++result.stats.provenInBounds;
         continue;
       }
       std::string_view why = uncheckedReason(a, pa_, symbols_);
-      if (why.empty() && a.pointerSpace == Space::SharedCluster && !sharedVariableMetadata(a.addressRegister))
+      if (why.empty() && a.pointerSpace == Space::SharedCluster && !variableMetadata(a.addressRegister, Space::Shared))
         why = "generic pointer into distributed shared memory, not made from a shared variable";
+      // A generic pointer into this function's frame: checked where its metadata is the frame's
+      // (cvta.local of the local variable's address); one a callee was given is not known here.
+      if (why.empty() && a.pointerSpace == Space::Local && !variableMetadata(a.addressRegister, Space::Local))
+        why = "generic pointer into local memory, not made from a local variable of known size";
       if (!why.empty()) {
         ++result.stats.unchecked[std::string(why)];
         continue;
@@ -134,15 +145,15 @@ class GlobalChecks {
           if (!d.mapaRank.empty()) {
             // Into another block of the cluster: where the source's metadata is a shared
             // variable's, the same variable there (same layout).
-            if (d.mapaRank != d.reg && sharedVariableMetadata(d.sources[0]))
+            if (d.mapaRank != d.reg && variableMetadata(d.sources[0], Space::Shared))
               after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]), "mapa.u64", g, d.mapaRank);
             else
               after[d.statement] += unknownMetadata(to, g);
           } else if (d.spaceFromCvta && d.space != Space::Global) {
-            if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const) &&
+            if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const || d.space == Space::Local) &&
                 onlyVariablesOf(d.space, d.sources[0]))
-              after[d.statement] += cvtaMetadata(
-                  to, meta_.at(d.sources[0]), d.space == Space::Shared ? "cvta.shared.u64" : "cvta.const.u64", g);
+              after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]),
+                                                 fmt::format("cvta.{}.u64", spaceName(d.space)), g);
             else
               after[d.statement] += unknownMetadata(to, g);
           } else {
@@ -164,6 +175,8 @@ class GlobalChecks {
             const SymbolInfo* shared = sharedVariable(d.symbol);
             if (uint64_t bytes = staticBytes(symbols_, d.symbol))
               after[d.statement] += symbolMetadata(to, d.symbol, bytes, g);
+            else if (uint64_t frame = localBytes(symbols_, d.symbol))
+              after[d.statement] += symbolMetadata(to, d.symbol, frame, g);  // (local-window addresses)
             else if (shared && shared->dynamicShared)
               after[d.statement] += dynamicSharedMetadata(regs, to, d.symbol, g);
             else if (shared)
@@ -298,14 +311,8 @@ class GlobalChecks {
       site.object = std::move(variable);
     }
     Operand& address = in.operands[a.access.addressOperand];
-    CheckSite c;
-    c.site = site.id;
-    c.pointer = a.addressRegister;
-    c.offset = address.value;
-    c.size = a.access.size;
-    c.accessFlags = accessFlags(a.access.kind);
+    CheckSite c = fc_.checkSite(a, site);
     c.untagged = untagged;
-    c.label = fc_.newLabel("fail");
     CheckCode code = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                                    in.guard && in.guard->negated);
     address.text = untagged;
@@ -329,7 +336,8 @@ class GlobalChecks {
   // are what the access is checked against), or "".
   std::string moduleVariable(const AccessSite& a) const {
     std::string symbol = pa_.symbolOfEveryBase(a);
-    return staticBytes(symbols_, symbol) || sharedVariable(symbol) ? symbol : std::string();
+    return staticBytes(symbols_, symbol) || sharedVariable(symbol) || localBytes(symbols_, symbol) ? symbol
+                                                                                                   : std::string();
   }
 
   const SymbolInfo* sharedVariable(const std::string& symbol) const {
@@ -355,7 +363,10 @@ class GlobalChecks {
           if (d.origin != BaseOrigin::Symbol) return false;
           auto it = symbols_.find(d.symbol);
           if (it == symbols_.end() || it->second.space != space) return false;
-          if (space == Space::Shared ? !sharedVariable(d.symbol) : !staticBytes(symbols_, d.symbol)) return false;
+          if (space == Space::Shared   ? !sharedVariable(d.symbol)
+              : space == Space::Local  ? !localBytes(symbols_, d.symbol)
+                                       : !staticBytes(symbols_, d.symbol))
+            return false;
           break;
         }
         case DefKind::Integer: return false;
@@ -364,10 +375,10 @@ class GlobalChecks {
     return true;
   }
 
-  // Every value `reg` may hold is a generic pointer whose metadata is a shared variable's, in
-  // generic addresses: made by cvta.shared from such a variable's address (onlyVariablesOf), or
-  // by mapa, copies and selects from such pointers.
-  bool sharedVariableMetadata(const std::string& reg) const {
+  // Every value `reg` may hold is a generic pointer whose metadata is a variable's of `space`
+  // (shared or local), in generic addresses: made by cvta from such a variable's address
+  // (onlyVariablesOf), or by mapa (shared), copies and selects from such pointers.
+  bool variableMetadata(const std::string& reg, Space space) const {
     std::unordered_set<std::string> seen;
     std::vector<std::string> work{reg};
     while (!work.empty()) {
@@ -379,7 +390,7 @@ class GlobalChecks {
         if (d.reg != r) continue;
         defined = true;
         if (d.kind == DefKind::Derived && d.spaceFromCvta && d.mapaRank.empty()) {
-          if (!(d.cvtaToGeneric && d.space == Space::Shared && onlyVariablesOf(Space::Shared, d.sources[0]))) return false;
+          if (!(d.cvtaToGeneric && d.space == space && onlyVariablesOf(space, d.sources[0]))) return false;
         } else if (d.kind == DefKind::Derived || d.kind == DefKind::Select) {
           for (const auto& s : d.sources) {
             if (s.empty()) return false;

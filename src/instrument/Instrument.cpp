@@ -4,6 +4,7 @@
 #include "instrument/ExternalCalls.h"
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
+#include "instrument/LocalChecks.h"
 #include "instrument/SharedChecks.h"
 #include "runtime/cucatch_abi.h"
 
@@ -22,6 +23,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.sharedWindowKnown =
       version && (version->major() > 4 || (version->major() == 4 && version->minor() >= 1));
   checkOptions.dynamicSharedParts = options.dynamicSharedParts;
+  checkOptions.localObjects = options.localObjects;
   checkOptions.coalesce = options.coalesceChecks;
   checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.loopRanges = options.loopRangeChecks;
@@ -37,6 +39,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     FunctionChecks checks(*f, symbols, unit, checkOptions);
     checkGlobalAccesses(checks);
     checkSharedAccesses(checks);
+    checkLocalAccesses(checks);
     checks.finish();
   }
   // After the checks, which refuse functions that already use cucatch's register names.

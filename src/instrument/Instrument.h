@@ -37,6 +37,9 @@ struct InstrumentOptions {
   // carved array into the next, and reports correct code that indexes one dynamic array at
   // uniform offsets from below (a stencil's halo), so it is asked for, never the default.
   bool dynamicSharedParts = false;
+  // Check a local access against the array of its frame it addresses (analysis/FrameLayout.h),
+  // not only against the whole frame: a heuristic too, asked for (cucatch-ptx --local-objects).
+  bool localObjects = false;
   // Optimizations, each on by default and switchable so that its effect can be measured:
   // accesses through one address in straight-line code share one range check.
   bool coalesceChecks = true;

@@ -170,15 +170,14 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "mov.u64 {t7}, {all};\n"
       "mov.u32 {u1}, {liveEntry};\n"
       // A device-heap block's entry (odd, below 256) is written by device code, possibly in
-      // this kernel on another SM, whose stores this SM's L1 may not have seen: read from L2.
+      // this kernel on another SM, whose stores this SM's L1 may not have seen: it is read from
+      // L2, out of the way (predicated loads of both kinds made every metadata read slower).
       "and.b32 {u3}, {u0}, {oddBelow256};\n"
       "setp.eq.u32 {q1}, {u3}, 1;\n"
-      "and.pred {q1}, {q1}, {on};\n"
-      "xor.pred {q3}, {q1}, {on};\n"
-      "@{q3} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
-      "@{q3} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
-      "@{q1} ld.global.cg.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
-      "@{q1} ld.global.cg.u32 {u1}, [{t5}+{metaOff}];\n"
+      "@{q1} bra {heap};\n"
+      "@{on} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
+      "@{on} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
+      "{loaded}:\n"
       "and.b32 {u1}, {u1}, 65535;\n"
       "sub.u32 {u3}, {u2}, {firstTemporal};\n"
       "setp.lt.u32 {q3}, {u3}, {temporalTags};\n"
@@ -192,8 +191,15 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "{window}"
       "{g}mov.b64 {b}, {t6};\n"
       "{g}mov.b64 {s}, {t7};\n"
-      "{g}mov.b32 {m}, {u5};\n",
-      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("direct", directLabel), fmt::arg("t0", r.t(0)),
+      "{g}mov.b32 {m}, {u5};\n"
+      "bra.uni {done};\n"
+      "{heap}:\n"
+      "@{on} ld.global.cg.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
+      "@{on} ld.global.cg.u32 {u1}, [{t5}+{metaOff}];\n"
+      "bra.uni {loaded};\n"
+      "{done}:\n",
+      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("direct", directLabel), fmt::arg("heap", directLabel + "_heap"),
+      fmt::arg("loaded", directLabel + "_loaded"), fmt::arg("done", directLabel + "_done"), fmt::arg("t0", r.t(0)),
       fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)),
       fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)),
       fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
@@ -407,6 +413,26 @@ std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsReg
 
 namespace {
 
+// The last moves of a failing check whose bounds carry no metadata word of their own (shared
+// and local memory: `meta` says which), then the branch to the report block.
+std::string toReportBlock(const FunctionRegs& r, uint32_t meta, const CheckSite& c) {
+  return fmt::format("mov.u32 {u1}, {meta};\nmov.u32 {u2}, {site};\nmov.u32 {u3}, {info};\nbra.uni {report};\n",
+                     fmt::arg("u1", r.u(1)), fmt::arg("meta", meta), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
+                     fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags),
+                     fmt::arg("report", kReportLabel));
+}
+
+// `dst` = `pointer` + `offset` in `bits`-bit arithmetic: `pointer` a register, or a variable's
+// symbol (moved into `dst` first).
+std::string addressPlusOffset(const std::string& dst, const std::string& pointer, int64_t offset, unsigned bits) {
+  const char* add = bits == 32 ? "add.u32" : "add.s64";
+  if (pointer.empty() || pointer[0] != '%')
+    return fmt::format("mov.u{bits} {d}, {p};\n{add} {d}, {d}, {o};\n", fmt::arg("bits", bits), fmt::arg("d", dst),
+                       fmt::arg("p", pointer), fmt::arg("add", add), fmt::arg("o", offset));
+  return fmt::format("{add} {d}, {p}, {o};\n", fmt::arg("add", add), fmt::arg("d", dst), fmt::arg("p", pointer),
+                     fmt::arg("o", offset));
+}
+
 // q0 = the `span` bytes at u0 + `offset` (u0 already holding the address) leave the object
 // `m`: u1 their distance from its start, u2 the last valid start, compared unsigned, so an
 // address below the object fails too; and an object smaller than the span fails.
@@ -428,12 +454,7 @@ CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const Ch
   // u0 the address accessed; q0 the violation.
   CheckCode code;
   std::string& s = code.inlined;
-  if (c.pointer.empty() || c.pointer[0] != '%')  // a variable's symbol: mov it first
-    s += fmt::format("mov.u32 {u0}, {a};\nadd.u32 {u0}, {u0}, {offset};\n", fmt::arg("u0", r.u(0)),
-                     fmt::arg("a", c.pointer), fmt::arg("offset", c.offset));
-  else
-    s += fmt::format("add.u32 {u0}, {a}, {offset};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", c.pointer),
-                     fmt::arg("offset", c.offset));
+  s += addressPlusOffset(r.u(0), c.pointer, c.offset, 32);
   s += sharedRangeViolation(r, m, c.size);
   s += guardViolation(r, guardPredicate, guardNegated);
   if (c.lanes)
@@ -446,17 +467,12 @@ CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const Ch
       "mov.u64 {t3}, 0;\n"
       "cvt.u64.u32 {t6}, {base};\n"
       "{size64}"
-      "mov.u32 {u1}, {meta};\n"
-      "mov.u32 {u2}, {site};\n"
-      "mov.u32 {u3}, {info};\n"
-      "bra.uni {report};\n",
+      "{toReport}",
       fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("u0", r.u(0)), fmt::arg("t3", r.t(3)),
       fmt::arg("t6", r.t(6)), fmt::arg("base", m.base),
       fmt::arg("size64", c.partStart.empty() ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(7), m.size)
                                              : fmt::format("mov.b64 {}, {{{}, {}}};\n", r.t(7), m.size, c.partStart)),
-      fmt::arg("u1", r.u(1)), fmt::arg("meta", c.sharedWindow ? kSharedWindowMeta : kLiveMeta), fmt::arg("u2", r.u(2)),
-      fmt::arg("site", c.site), fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags),
-      fmt::arg("report", kReportLabel));
+      fmt::arg("toReport", toReportBlock(r, c.sharedWindow ? kSharedWindowMeta : kLiveMeta, c)));
   return code;
 }
 
@@ -468,6 +484,33 @@ CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, con
   s += sharedRangeViolation(r, m, span);
   s += guardViolation(r, guardPredicate, guardNegated);
   return rangeCheckCode(r, std::move(s), group, slowLabel, okLabel);
+}
+
+CheckCode localCheck(const FunctionRegs& r, const std::string& symbol, uint64_t start, uint64_t size,
+                     const CheckSite& c, const std::string& guardPredicate, bool guardNegated) {
+  // t0 the address accessed, t6 the variable's, t1 the distance; q0 the violation (unsigned:
+  // below the variable fails too; a span larger than the variable always fails).
+  CheckCode code;
+  std::string& s = code.inlined;
+  s += addressPlusOffset(r.t(0), c.pointer, c.offset, 64);
+  s += fmt::format("mov.u64 {t6}, {symbol};\n", fmt::arg("t6", r.t(6)), fmt::arg("symbol", symbol));
+  if (start) s += fmt::format("add.s64 {t6}, {t6}, {start};\n", fmt::arg("t6", r.t(6)), fmt::arg("start", start));
+  s += fmt::format("sub.s64 {t1}, {t0}, {t6};\n", fmt::arg("t1", r.t(1)), fmt::arg("t0", r.t(0)), fmt::arg("t6", r.t(6)));
+  if (c.size > size)
+    s += fmt::format("setp.ge.u64 {q0}, {t1}, 0;\n", fmt::arg("q0", r.q(0)), fmt::arg("t1", r.t(1)));
+  else
+    s += fmt::format("setp.gt.u64 {q0}, {t1}, {limit};\n", fmt::arg("q0", r.q(0)), fmt::arg("t1", r.t(1)),
+                     fmt::arg("limit", size - c.size));
+  s += guardViolation(r, guardPredicate, guardNegated);
+  s += violationBranch(r, c.label);
+  code.outOfLine = fmt::format(
+      "{label}:\n"
+      "mov.u64 {t3}, 0;\n"
+      "mov.u64 {t7}, {size};\n"
+      "{toReport}",
+      fmt::arg("label", c.label), fmt::arg("t3", r.t(3)), fmt::arg("t7", r.t(7)), fmt::arg("size", size),
+      fmt::arg("toReport", toReportBlock(r, kLiveMeta, c)));
+  return code;
 }
 
 std::string reportBlock(const FunctionRegs& r, uint32_t unit) {

@@ -170,6 +170,15 @@ CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds
                            int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
                            const CheckCode& group, const std::string& slowLabel, const std::string& okLabel);
 
+// Local memory: the check before an access at `c.pointer`+`c.offset` (a 64-bit local-window
+// address register, or the variable's symbol for [symbol+offset]) of `c.size` bytes against
+// the `size` bytes at `start` in local variable `symbol` (a function's frame, or one array of
+// it). The bounds are constants (the symbol's address, which ptxas folds); on a violation it
+// branches to the report block with the address, those bounds and no tag (local addresses
+// carry none).
+CheckCode localCheck(const FunctionRegs& r, const std::string& symbol, uint64_t start, uint64_t size,
+                     const CheckSite& c, const std::string& guardPredicate, bool guardNegated);
+
 // The report block every function with checks ends with: appends an abi::ErrorRecord to the
 // runtime's error buffer (the values a failing check left in the function's scratch registers,
 // `unit`, block and thread), fences, and traps; in continue mode the thread exits instead. It

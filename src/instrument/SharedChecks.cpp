@@ -161,16 +161,10 @@ class SharedChecks {
       site.objectDynamic = info.dynamicShared;
       site.objectPart = partOf(a).has_value();
     }
-    CheckSite c{site.id,
-                a.addressRegister.empty() ? a.addressSymbol : a.addressRegister,
-                in.operands[a.access.addressOperand].value,
-                a.access.size,
-                accessFlags(a.access.kind),
-                "",
-                fc_.newLabel("fail"),
-                a.addressSymbol.empty() && !reachedByObject(a),
-                partOf(a) ? partStarts_.at(*partOf(a)) : std::string(),
-                a.access.lanes};
+    CheckSite c = fc_.checkSite(a, site);
+    c.sharedWindow = a.addressSymbol.empty() && !reachedByObject(a);
+    if (partOf(a)) c.partStart = partStarts_.at(*partOf(a));
+    c.lanes = a.access.lanes;
     CheckCode code = sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
     code.inlined.insert(0, boundsText);
     fc_.addSite(std::move(site), a);

@@ -94,6 +94,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     if (!s.object.empty()) {
       site["object"] = {{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
       if (s.objectPart) site["object"]["part"] = true;
+      if (s.objectFrameArray) site["object"]["frame_offset"] = s.objectFrameOffset;
     }
     list.push_back(std::move(site));
   }

@@ -36,6 +36,10 @@ struct Site {
   // Checked against one part of the dynamic shared memory (--shared-parts): the record's size
   // carries the part's start in its high half (abi::ErrorRecord).
   bool objectPart = false;
+  // (Local:) checked against one array of the frame `object` (--local-objects): where it
+  // starts in the frame; objectBytes is its size.
+  bool objectFrameArray = false;
+  uint64_t objectFrameOffset = 0;
 };
 
 // Where statement i of a function comes from: the last .loc before it (0: none), and where the
@@ -60,6 +64,10 @@ struct Stats {
   size_t dynamicSharedWhole = 0;
   // ... and those checked against the part of it the kernel carved (--shared-parts).
   size_t dynamicSharedParts = 0;
+  // Checked local accesses against one array of their frame (--local-objects), and those
+  // against the whole frame.
+  size_t localArrays = 0;
+  size_t localWholeFrame = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;

@@ -57,6 +57,10 @@ SiteTable SiteTable::parse(std::string_view text) {
       site.objectSpace = s["object"].value("space", std::string("global"));
       site.objectDynamic = s["object"].value("dynamic", false);
       site.objectPart = s["object"].value("part", false);
+      if (s["object"].contains("frame_offset")) {
+        site.objectFrameArray = true;
+        site.objectFrameOffset = s["object"]["frame_offset"].get<uint64_t>();
+      }
     }
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
@@ -185,8 +189,11 @@ std::string where(const Violation& v) {
 // "4 bytes after the end of", "8 bytes before", "at offset 12 of" the object at [base, base + bytes).
 std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
   uint64_t end = base + bytes;
+  // The distance from the start, signed: a window address below a start of 0 (a local frame
+  // at local address 0, index -1) wraps to the top of the 64-bit range.
+  int64_t from = static_cast<int64_t>(v.address - base);
+  if (from < 0) return fmt::format("{} bytes before", -static_cast<uint64_t>(from));
   if (v.address >= end) return fmt::format("{} bytes after the end of", v.address - end);
-  if (v.address < base) return fmt::format("{} bytes before", base - v.address);
   if (v.address + v.size > end)
     return fmt::format("at offset {} (the last {} of its {} bytes are past the end) of", v.address - base,
                        v.address + v.size - end, v.size);
@@ -205,6 +212,13 @@ std::string objectLine(const Violation& v) {
     return fmt::format("the dynamic shared memory '{}' ({} bytes at this launch)", name, v.checkedSize);
   if (s.objectSpace == "shared") return fmt::format("the {}-byte shared array '{}' (__shared__)", s.objectBytes, name);
   if (s.objectSpace == "const") return fmt::format("the {}-byte constant array '{}' (__constant__)", s.objectBytes, name);
+  if (s.objectSpace == "local" && s.objectFrameArray)
+    return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
+                       "starts them)",
+                       s.objectBytes, s.objectFrameOffset, demangle(s.function), s.object);
+  if (s.objectSpace == "local")
+    return fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which cucatch does not tell apart)",
+                       s.objectBytes, demangle(s.function), s.object);
   return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
 }
 
@@ -217,6 +231,7 @@ std::string windowName(const Violation& v) {
   const std::string& space = v.site->inWindow() ? v.site->space : v.site->objectSpace;
   if (space == "shared") return " in shared memory";
   if (space == "const") return " in constant memory";
+  if (space == "local") return " in local memory";
   return {};
 }
 
@@ -412,6 +427,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"size", v.site->objectDynamic ? v.checkedSize : v.site->objectBytes},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
   if (j.contains("object") && v.site->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
+  if (j.contains("object") && v.site->objectFrameArray) j["object"]["frame_offset"] = v.site->objectFrameOffset;
   if (const auto& b = v.heapBlock) {
     auto call = [](const DeviceHeapCall& c) {
       nlohmann::json k{{"block", c.block}, {"thread", c.thread}, {"module", c.module}};

@@ -4,14 +4,16 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET]] [window=SPACE]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
       that memory kind; memory=device-heap: a block of the device heap, whose malloc and free
-      are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"), or with object=: checked against the variable of that name (its
-      demangled name ends with "NAME") in that space (global, shared, const), with part=: its part
-      at that offset (dynamic shared memory carved, --shared-parts), or with window=:
+      are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"), or with
+      object=: checked against the variable of that name (its
+      demangled name ends with "NAME") in that space (global, shared, const, local), with part=: its
+      part at that offset (dynamic shared memory carved, --shared-parts), with frame_offset=: the
+      array of the frame NAME at that offset (--local-objects), or with window=:
       checked against that space's whole window (a shared address of unknown origin).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
@@ -193,7 +195,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = window = part = None
+    access = size = kernel = memory = obj = space = window = part = frame_offset = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -208,6 +210,8 @@ def main():
             window = w[len("window="):]
         if w.startswith("part="):
             part = int(w[len("part="):])
+        if w.startswith("frame_offset="):
+            frame_offset = int(w[len("frame_offset="):])
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
@@ -258,6 +262,8 @@ def main():
                 return f"object space {o.get('space')}, expected {space}"
             if part is not None and o.get("part", {}).get("offset") != part:
                 return f"object part {o.get('part')}, expected the part at offset {part}"
+            if frame_offset is not None and o.get("frame_offset") != frame_offset:
+                return f"frame offset {o.get('frame_offset')}, expected the local array at {frame_offset}"
             return None if "allocation" not in e else "an allocation, expected a variable"
         if memory == "device-heap":
             # A block of the device heap: its malloc (and free) at the lines marked so, in this file.

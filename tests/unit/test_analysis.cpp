@@ -2,7 +2,10 @@
 // and which base definitions reach each access.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "analysis/CFG.h"
+#include "analysis/FrameLayout.h"
 #include "analysis/PointerAnalysis.h"
 #include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
@@ -472,4 +475,91 @@ TEST_CASE("value ranges: %tid below the kernel's .maxntid, %laneid below 32", "[
   CHECK_FALSE(bounds(".visible .entry k()", "%r1"));  // no bound declared
   CHECK_FALSE(bounds(".visible .func f()", "%r1"));   // a device function: any kernel may call it
   CHECK(bounds(".visible .func f()", "%r2")->hi == 31);
+}
+
+TEST_CASE("value ranges: a local frame's address plus 64-bit terms bounded by masks and widened indices", "[analysis]") {
+  // The frame (nvcc's __local_depot) is a .local variable of the function; its addresses are
+  // 64-bit. bins[k & 31] as nvcc writes it (the byte offset masked in 64 bits), a[i & 7] with
+  // the index widened by mul.wide, and a sign-extended index that may be negative.
+  auto a = analyse(R"(
+	.local .align 16 .b8 __local_depot0[128];
+	.reg .b64 %SPL;
+	mov.u64 %SPL, __local_depot0;
+	add.u64 %rd1, %SPL, 0;
+	add.u64 %rd2, %SPL, 64;
+	ld.param.u32 %r1, [n];
+	shl.b32 %r2, %r1, 2;
+	cvt.u64.u32 %rd3, %r2;
+	and.b64 %rd4, %rd3, 124;
+	add.s64 %rd5, %rd1, %rd4;
+	and.b32 %r3, %r1, 7;
+	mul.wide.u32 %rd6, %r3, 4;
+	add.s64 %rd7, %rd2, %rd6;
+	mul.wide.s32 %rd8, %r1, 4;
+	add.s64 %rd9, %rd2, %rd8;
+	cvt.s64.s32 %rd10, %r3;
+	add.s64 %rd11, %rd1, %rd10;
+)");
+  ValueRanges r(*a.function, *a.pa);
+  auto offset = [&](const std::string& reg, int64_t lo, int64_t hi) {
+    auto o = r.offsetFromSymbol(reg);
+    return o && o->first == "__local_depot0" && o->second.lo == lo && o->second.hi == hi;
+  };
+  CHECK(offset("%rd1", 0, 0));
+  CHECK(offset("%rd2", 64, 64));
+  CHECK(offset("%rd5", 0, 124));   // masked byte offset
+  CHECK(offset("%rd7", 64, 92));   // (i & 7) * 4 past the array at 64
+  CHECK(offset("%rd11", 0, 7));    // sign-extended, known non-negative
+  CHECK_FALSE(r.offsetFromSymbol("%rd9"));  // an unbounded (possibly negative) index
+}
+
+TEST_CASE("frame layout: the arrays of a frame start where nvcc materializes their addresses", "[analysis]") {
+  // Three arrays at 0, 32 and 64 of a 128-byte frame (local and generic addresses of the one at
+  // 32), as nvcc writes them; accesses through each, through a pointer stepped in a loop,
+  // through a select of two arrays, and through the frame register itself.
+  auto a = analyse(R"(
+	.local .align 16 .b8 __local_depot0[128];
+	.reg .b64 %SP;
+	.reg .b64 %SPL;
+	mov.u64 %SPL, __local_depot0;
+	cvta.local.u64 %SP, %SPL;
+	add.u64 %rd1, %SPL, 0;
+	add.u64 %rd2, %SPL, 32;
+	add.u64 %rd3, %SP, 32;
+	add.u64 %rd4, %SPL, 64;
+	ld.param.u32 %r1, [n];
+	mul.wide.s32 %rd5, %r1, 4;
+	add.s64 %rd6, %rd2, %rd5;
+	ld.local.u32 %r2, [%rd6+8];
+	add.s64 %rd7, %rd4, %rd5;
+	ld.local.u32 %r3, [%rd7];
+	mov.u64 %rd8, %rd1;
+$L__loop:
+	st.local.u32 [%rd8], %r1;
+	add.s64 %rd8, %rd8, 4;
+	setp.lt.u64 %p1, %rd8, %rd6;
+	@%p1 bra $L__loop;
+	setp.eq.u32 %p2, %r1, 0;
+	selp.b64 %rd9, %rd1, %rd2, %p2;
+	ld.local.u32 %r4, [%rd9];
+	ld.local.u32 %r5, [%SPL+16];
+)");
+  FrameLayout layout(*a.function, *a.pa, *a.symbols);
+  REQUIRE(layout.starts().count("__local_depot0"));
+  CHECK(layout.starts().at("__local_depot0") == std::set<uint64_t>{0, 32, 64});
+  auto object = [&](int n) { return layout.objectOf(a.access("ld.local.u32", n)); };
+  auto second = object(0);
+  REQUIRE(second);
+  CHECK(second->frame == "__local_depot0");
+  CHECK(second->start == 32);
+  CHECK(second->size == 32);
+  auto last = object(1);
+  REQUIRE(last);
+  CHECK(last->start == 64);
+  CHECK(last->size == 64);  // to the frame's end
+  auto stepped = layout.objectOf(a.access("st.local.u32", 0));
+  REQUIRE(stepped);
+  CHECK(stepped->start == 0);
+  CHECK_FALSE(object(2));  // either of two arrays
+  CHECK_FALSE(object(3));  // the frame register itself: no array
 }

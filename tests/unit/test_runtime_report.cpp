@@ -541,3 +541,35 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   text = formatText(v, m, fakeSymbol);
   CHECK(text.find("not a block of the device heap") != std::string::npos);
 }
+
+TEST_CASE("a local-memory violation names the frame, or the array of it", "[runtime]") {
+  Site site;
+  site.function = "_Z10window_sumPKiiPi";
+  site.entry = true;
+  site.space = "local";
+  site.object = "__local_depot0";
+  site.objectSpace = "local";
+  site.objectBytes = 32;
+  Metadata m;
+  CHECK(site.inWindow());
+  // A kernel's frame starts at local address 0: index -1 wraps to the top of the range.
+  auto r = record(0, 4, abi::kAccessRead, 0xFFFFFFFFFFFFFFFCull, 0, 32, abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &site, "k.cu", nullptr);
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds read of 4 bytes in local memory") != std::string::npos);
+  CHECK(text.find("address is 4 bytes before the 32-byte local frame of window_sum(int const*, int, int*) "
+                  "('__local_depot0': its local arrays, which cucatch does not tell apart)") != std::string::npos);
+  CHECK(toJson(v, fakeSymbol)["object"]["offset"] == -4);
+  // One array of the frame (--local-objects): the record's bounds are the array's.
+  site.objectFrameArray = true;
+  site.objectFrameOffset = 32;
+  site.objectBytes = 32;
+  r = record(0, 4, abi::kAccessWrite, 64, 32, 32, abi::kBstLive << abi::kMetaStateShift);
+  v = fromRecord(r, &site, "k.cu", nullptr);
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("address is 0 bytes after the end of the 32-byte local array at frame offset 32 of window_sum") !=
+        std::string::npos);
+  CHECK(toJson(v, fakeSymbol)["object"]["frame_offset"] == 32);
+}
