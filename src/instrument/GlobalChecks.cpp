@@ -82,6 +82,9 @@ class GlobalChecks {
     std::vector<const AccessSite*> checked;
     std::unordered_set<std::string> relevant;
     for (const auto& a : pa_.accesses()) {
+      // cucatch's own statements (a device-heap call's site argument, DeviceHeap.h) are neither
+      // the program's accesses nor counted as such.
+      if (std::get<Instruction>(fc_.function.body[a.statement]).loc.line == 0) continue;
       if (a.access.space == Space::Shared || a.access.space == Space::SharedCluster) continue;  // SharedChecks
       if (a.access.space == Space::Local) continue;                                              // LocalChecks
       if (staticallyInBounds(a)) {
