@@ -16,6 +16,13 @@ std::optional<Interval> bounded(__int128 lo, __int128 hi) {
   if (lo < 0 || hi > kU32Max || lo > hi) return std::nullopt;  // may wrap: unbounded
   return Interval{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
+// An offset from a symbol, where it stays within 2^40 either way (no variable is larger): the
+// sums and products of bounded terms, computed wide, never wrap into a false proof.
+std::optional<Interval> offsetBounded(__int128 lo, __int128 hi) {
+  constexpr __int128 kLimit = __int128(1) << 40;
+  if (lo < -kLimit || hi > kLimit || lo > hi) return std::nullopt;
+  return Interval{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+}
 }  // namespace
 
 ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), pa_(pa) {
@@ -97,8 +104,11 @@ std::optional<Interval> ValueRanges::wideTerm(const std::string& reg, int depth)
   const Instruction* in = onlyDefinition(reg);
   if (!in || in->operands.size() < 2 || in->operands[1].kind != OperandKind::Name) return std::nullopt;
   const auto& ops = in->operands;
-  // x & c is in [0, c] for a non-negative mask, whatever x (a byte offset masked to a table).
-  if (in->opcode == "and" && ops.size() == 3 && ops[2].kind == OperandKind::Integer && ops[2].value >= 0)
+  // x & c is in [0, c] for a non-negative mask, whatever x (a byte offset masked to a table);
+  // masks as wide as the 32-bit ones of(): a wider term bounds no address usefully, and the sums
+  // below stay far from overflowing.
+  if (in->opcode == "and" && ops.size() == 3 && ops[2].kind == OperandKind::Integer && ops[2].value >= 0 &&
+      ops[2].value <= kU32Max)
     return Interval{0, ops[2].value};
   bool isSigned = in->hasModifier(".s32");
   if (!in->hasModifier(".u32") && !isSigned) return std::nullopt;
@@ -107,7 +117,7 @@ std::optional<Interval> ValueRanges::wideTerm(const std::string& reg, int depth)
   if (in->opcode == "cvt" && ops.size() == 2) return x;
   if (in->opcode == "mul" && in->hasModifier(".wide") && ops.size() == 3 && ops[2].kind == OperandKind::Integer &&
       ops[2].value >= 0 && ops[2].value <= kU32Max)
-    return Interval{x->lo * ops[2].value, x->hi * ops[2].value};
+    return offsetBounded(__int128(x->lo) * ops[2].value, __int128(x->hi) * ops[2].value);
   return std::nullopt;
 }
 
@@ -134,7 +144,9 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
       auto term = ops[3 - k].kind == OperandKind::Name && regs.is64Bit(ops[3 - k].text) ? wideTerm(ops[3 - k].text, depth)
                                                                                          : operand(ops[3 - k], depth);
       if (!term) continue;
-      return std::make_pair(base->first, Interval{base->second.lo + term->lo, base->second.hi + term->hi});
+      auto sum = offsetBounded(__int128(base->second.lo) + term->lo, __int128(base->second.hi) + term->hi);
+      if (!sum) continue;
+      return std::make_pair(base->first, *sum);
     }
   }
   return std::nullopt;

@@ -246,7 +246,7 @@ std::string allocationLine(const Allocation& a) {
 }
 
 std::string heapBlockLine(const DeviceHeapBlock& b, bool sayFreed = true) {
-  return fmt::format("the {}-byte device heap block at {}{}", b.size, hex(b.base), b.live || !sayFreed ? "" : ", freed");
+  return fmt::format("the {}-byte device heap block at {}{}", b.size, hex(b.base), b.freedBefore && sayFreed ? ", freed" : "");
 }
 
 // "thread (3,0,0) of block (0,0,0) of kernel k at file.cu:12": a malloc or free in a kernel.
@@ -263,7 +263,7 @@ std::string heapCallLine(const DeviceHeapCall& c) {
 
 void heapCalls(std::string& out, const DeviceHeapBlock& b) {
   out += "cucatch:   allocated by " + (b.allocated ? heapCallLine(*b.allocated) : std::string("(not recorded)")) + "\n";
-  if (!b.live)
+  if (b.freedBefore)
     out += "cucatch:   freed by " + (b.freed ? heapCallLine(*b.freed) : std::string("(not recorded)")) + "\n";
 }
 
@@ -445,7 +445,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                       {"offset", static_cast<int64_t>(v.address - b->base)},
                       {"live", b->live}};
     if (b->allocated) hb["allocated_by"] = call(*b->allocated);
-    if (b->freed && !b->live) hb["freed_by"] = call(*b->freed);
+    if (b->freed && b->freedBefore) hb["freed_by"] = call(*b->freed);
     j["heap_block"] = hb;
   }
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);

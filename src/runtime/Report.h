@@ -67,6 +67,7 @@ struct DeviceHeapCall {
 struct DeviceHeapBlock {
   uint64_t base = 0, size = 0;
   bool live = true;
+  bool freedBefore = false;  // the entry says freed (not live, and not an entry never given out)
   std::optional<DeviceHeapCall> allocated, freed;
 };
 // Whether `tag` is one the device heap hands out (odd, abi::kFirstHeapTag and above).

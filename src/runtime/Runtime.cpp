@@ -949,7 +949,9 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
   b.base = r.base;
   b.size = r.size;
   uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
-  b.live = ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kBstLive;
+  uint32_t state = (r.meta >> abi::kMetaStateShift) & 0xFF;
+  b.live = state == abi::kBstLive;
+  b.freedBefore = state == abi::kBstFreed;
   auto call = [&](bool freed) -> std::optional<DeviceHeapCall> {
     abi::HeapEvent e = tables.heapEvent(tag, freed);
     if (e.unit == 0) return std::nullopt;

@@ -563,3 +563,29 @@ $L__loop:
   CHECK_FALSE(object(2));  // either of two arrays
   CHECK_FALSE(object(3));  // the frame register itself: no array
 }
+
+TEST_CASE("value ranges: 64-bit terms that would wrap prove nothing", "[analysis]") {
+  // Two sign-extended indices masked to 63 bits and added to a 32-byte frame's address: the
+  // sum of their ranges does not fit in 64 bits, so no offset is claimed (a wrapped sum once
+  // "proved" such an access inside the frame).
+  auto a = analyse(R"(
+	.local .align 16 .b8 __local_depot0[32];
+	.reg .b64 %SPL;
+	mov.u64 %SPL, __local_depot0;
+	ld.param.u32 %r1, [n];
+	cvt.s64.s32 %rd1, %r1;
+	and.b64 %rd3, %rd1, 0x7FFFFFFFFFFFFFFF;
+	and.b64 %rd4, %rd1, 0x7FFFFFFFFFFFFFFF;
+	add.s64 %rd5, %SPL, %rd3;
+	add.s64 %rd6, %rd5, %rd4;
+	and.b32 %r2, %r1, 3;
+	mul.wide.u32 %rd7, %r2, 4294967295;
+	add.s64 %rd8, %SPL, %rd7;
+)");
+  ValueRanges r(*a.function, *a.pa);
+  CHECK_FALSE(r.offsetFromSymbol("%rd5"));  // a 63-bit mask bounds nothing useful
+  CHECK_FALSE(r.offsetFromSymbol("%rd6"));
+  auto scaled = r.offsetFromSymbol("%rd8");  // 3 * (2^32 - 1) fits: computed exactly
+  REQUIRE(scaled);
+  CHECK(scaled->second.hi == 3 * 4294967295ll);
+}

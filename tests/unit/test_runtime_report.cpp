@@ -469,6 +469,7 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   block.base = base;
   block.size = 16;
   block.live = false;
+  block.freedBefore = true;
   block.allocated = DeviceHeapCall{&mallocSite, "heap.cu", {0, 0, 0}, {3, 0, 0}};
   block.freed = DeviceHeapCall{&freeSite, "heap.cu", {1, 0, 0}, {4, 0, 0}};
   Metadata m;
@@ -517,8 +518,10 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   CHECK(j["line"] == 15);
   CHECK(j["kernel"] == "make()");
 
-  // A pointer into the middle of a live block: an invalid free, which names the block.
+  // A pointer into the middle of a live block: an invalid free, which names the block (and no
+  // free of it).
   block.live = true;
+  block.freedBefore = false;
   uint32_t live = uint32_t(tag) << abi::kMetaTagShift | uint32_t(abi::kBstLive) << abi::kMetaStateShift |
                   uint32_t(tag) << abi::kMetaPointerTagShift;
   v = fromRecord(record(1, 0, abi::kAccessFree, base + 8, base, 16, live), &freeSite, "heap.cu", nullptr);
@@ -527,6 +530,8 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   text = formatText(v, m, fakeSymbol);
   CHECK(text.find("invalid-free of 0x00007f0000001008 in device heap memory") != std::string::npos);
   CHECK(text.find("the address is at offset 8 of the 16-byte device heap block") != std::string::npos);
+  CHECK(text.find("freed by") == std::string::npos);
+  CHECK_FALSE(toJson(v, fakeSymbol)["heap_block"].contains("freed_by"));
 
   // Device free of memory the host allocated (a tag the runtime gave): invalid, with the allocation.
   uint64_t p = m.onAllocate(0x7f0000100000, 256, MemoryKind::Device);
