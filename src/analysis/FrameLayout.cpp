@@ -13,9 +13,9 @@ FrameLayout::FrameLayout(const Function& f, const PointerAnalysis& pa, const Sym
   const auto& defs = pa.defs();
   for (const auto& d : defs) {
     if (d.kind != DefKind::Base || d.origin != BaseOrigin::Symbol || !pa.onlyDefinition(d.reg)) continue;
-    auto it = symbols.find(d.symbol);
-    if (it == symbols.end() || it->second.space != Space::Local || it->second.size == 0) continue;
-    frameBytes_[d.symbol] = it->second.size;
+    const SymbolInfo* frame = localVariable(symbols, d.symbol);
+    if (!frame) continue;
+    frameBytes_[d.symbol] = frame->size;
     frameRegisters_[d.reg] = d.symbol;
   }
   for (const auto& d : defs)

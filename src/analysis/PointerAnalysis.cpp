@@ -115,6 +115,11 @@ const SymbolInfo* sharedVariable(const SymbolTable& symbols, const std::string& 
   return it->second.size || it->second.dynamicShared ? &it->second : nullptr;
 }
 
+const SymbolInfo* localVariable(const SymbolTable& symbols, const std::string& symbol) {
+  auto it = symbols.find(symbol);
+  return it != symbols.end() && it->second.space == Space::Local && it->second.size ? &it->second : nullptr;
+}
+
 std::string_view baseOriginName(BaseOrigin o) {
   switch (o) {
     case BaseOrigin::None: return "none";

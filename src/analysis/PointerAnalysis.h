@@ -51,6 +51,9 @@ SymbolTable functionSymbols(const ptx::Function& f, const SymbolTable& module);
 // The shared variable `symbol` names, if its bounds are known (a declared size, or the dynamic
 // region); null for anything else.
 const SymbolInfo* sharedVariable(const SymbolTable& symbols, const std::string& symbol);
+// The local variable `symbol` names (a function's frame, nvcc's `__local_depot<n>`), if its size
+// is known; null for anything else.
+const SymbolInfo* localVariable(const SymbolTable& symbols, const std::string& symbol);
 
 enum class DefKind {
   Base,     // new pointer: metadata is read here (READMETADATA)

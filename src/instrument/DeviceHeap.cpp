@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <unordered_set>
 
 #include "instrument/Sequences.h"
@@ -33,9 +32,7 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
       site.space = "heap";
       unit.sites.push_back(site);
       ++unit.stats.deviceHeapCalls;
-      if (std::find(unit.heapFunctionsWrapped.begin(), unit.heapFunctionsWrapped.end(), callee) ==
-          unit.heapFunctionsWrapped.end())
-        unit.heapFunctionsWrapped.push_back(callee);
+      unit.heapFunctionsWrapped.insert(callee);
       // The site goes in as one more .param argument, declared in the call's own scope.
       std::string param = fmt::format("__cc_heap_site{}", unit.nextLabel++);
       inserts.emplace_back(i, fmt::format(".param .b32 {0};\nst.param.b32 [{0}], {1};\n", param, site.id));
@@ -50,7 +47,6 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
       f->body.insert(f->body.begin() + static_cast<long>(it->first), statements.begin(), statements.end());
     }
   }
-  std::sort(unit.heapFunctionsWrapped.begin(), unit.heapFunctionsWrapped.end());
 }
 
 }  // namespace cucatch::instrument

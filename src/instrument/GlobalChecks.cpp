@@ -56,13 +56,6 @@ std::string_view uncheckedReason(const AccessSite& a, const PointerAnalysis& pa,
   return {};
 }
 
-// The size of local variable `symbol` (a function's frame, `__local_depot<n>`), whose bounds a
-// generic pointer cvta.local makes from its address is checked against; 0 if it is not one.
-uint64_t localBytes(const SymbolTable& symbols, const std::string& symbol) {
-  auto it = symbols.find(symbol);
-  return it != symbols.end() && it->second.space == Space::Local ? it->second.size : 0;
-}
-
 // The size of module variable `symbol` whose static bounds pointers made from its symbol are
 // checked against: a `__device__` (.global) or `__constant__` (.const) variable of known size;
 // 0 for anything else (other spaces, extern or unsized).
@@ -178,8 +171,8 @@ class GlobalChecks {
             const SymbolInfo* shared = sharedVariable(d.symbol);
             if (uint64_t bytes = staticBytes(symbols_, d.symbol))
               after[d.statement] += symbolMetadata(to, d.symbol, bytes, g);
-            else if (uint64_t frame = localBytes(symbols_, d.symbol))
-              after[d.statement] += symbolMetadata(to, d.symbol, frame, g);  // (local-window addresses)
+            else if (const SymbolInfo* frame = localVariable(symbols_, d.symbol))
+              after[d.statement] += symbolMetadata(to, d.symbol, frame->size, g);  // (local-window addresses)
             else if (shared && shared->dynamicShared)
               after[d.statement] += dynamicSharedMetadata(regs, to, d.symbol, g);
             else if (shared)
@@ -339,7 +332,7 @@ class GlobalChecks {
   // are what the access is checked against), or "".
   std::string moduleVariable(const AccessSite& a) const {
     std::string symbol = pa_.symbolOfEveryBase(a);
-    return staticBytes(symbols_, symbol) || sharedVariable(symbol) || localBytes(symbols_, symbol) ? symbol
+    return staticBytes(symbols_, symbol) || sharedVariable(symbol) || localVariable(symbols_, symbol) ? symbol
                                                                                                    : std::string();
   }
 
@@ -367,7 +360,7 @@ class GlobalChecks {
           auto it = symbols_.find(d.symbol);
           if (it == symbols_.end() || it->second.space != space) return false;
           if (space == Space::Shared   ? !sharedVariable(d.symbol)
-              : space == Space::Local  ? !localBytes(symbols_, d.symbol)
+              : space == Space::Local  ? !localVariable(symbols_, d.symbol)
                                        : !staticBytes(symbols_, d.symbol))
             return false;
           break;

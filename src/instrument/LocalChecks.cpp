@@ -52,8 +52,7 @@ class LocalChecks {
       if (a.addressRegister.empty() || !pa_.registers().is64Bit(a.addressRegister)) return {};
       symbol = pa_.symbolOfEveryBase(a);
     }
-    auto it = fc_.symbols.find(symbol);
-    return it != fc_.symbols.end() && it->second.space == Space::Local && it->second.size ? symbol : std::string();
+    return localVariable(fc_.symbols, symbol) ? symbol : std::string();
   }
 
   // The address is the variable's symbol plus terms whose sum is bounded inside it.

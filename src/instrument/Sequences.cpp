@@ -636,7 +636,7 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       ".reg .pred %__cc_c<2>;\n"
       "ld.param.b64 %__cc_h0, [__cc_a0];\n"
       "ld.param.b32 %__cc_w0, [__cc_site];\n"
-      "and.b64 %__cc_h1, %__cc_h0, {mask};\n"
+      "{untag}"
       "shr.u64 %__cc_h2, %__cc_h0, {tagShift};\n"
       "cvt.u32.u64 %__cc_w1, %__cc_h2;\n"
       // Untagged (a block handed out untagged, null), or no runtime: freed as it is.
@@ -695,7 +695,7 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       fmt::arg("name", name), fmt::arg("prologue", functionPrologue(r)), fmt::arg("on", r.enabled),
       fmt::arg("bst", r.bst), fmt::arg("t0", r.t(0)), fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)),
       fmt::arg("t7", r.t(7)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)),
-      fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)), fmt::arg("tagShift", abi::kTagShift),
+      fmt::arg("untag", untagPointer("%__cc_h1", "%__cc_h0")), fmt::arg("tagShift", abi::kTagShift),
       fmt::arg("first", abi::kFirstHeapTag), fmt::arg("entryBytes", abi::kBstEntryBytes),
       fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("liveWord", abi::kBstLive << 8),
       fmt::arg("freedWord", abi::kBstFreed << 8), fmt::arg("state", CUCATCH_STATE_SYMBOL),
@@ -777,7 +777,7 @@ std::string claimHeapEntry(uint32_t unit) {
 
 }  // namespace
 
-HeapWrappers deviceHeapWrappers(const std::vector<std::string>& wrapped, uint32_t unit) {
+HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t unit) {
   HeapWrappers w;
   for (const std::string& callee : wrapped) {
     const std::string name = heapWrapperName(callee, unit);

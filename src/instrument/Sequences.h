@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
-#include <vector>
 
 namespace cucatch::instrument {
 
@@ -207,7 +207,7 @@ std::string heapWrapperName(const std::string& callee, uint32_t unit);
 struct HeapWrappers {
   std::string prototypes, definitions;
 };
-HeapWrappers deviceHeapWrappers(const std::vector<std::string>& wrapped, uint32_t unit);
+HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t unit);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -101,7 +102,7 @@ struct UnitResult {
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
   // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
   // the wrappers the module must define.
-  std::vector<std::string> heapFunctionsWrapped;
+  std::set<std::string> heapFunctionsWrapped;
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

@@ -218,7 +218,7 @@ abi::ModuleState DeviceTables::moduleState(uint32_t flags) const {
 
 abi::HeapEvent DeviceTables::heapEvent(uint8_t tag, bool freed) const {
   abi::HeapEvent e{};
-  if (!errorHost_ || tag < abi::kFirstHeapTag || tag % 2 == 0) return e;
+  if (!errorHost_ || !isDeviceHeapTag(tag)) return e;
   size_t at = heapLogOffset_ + (size_t(tag - abi::kFirstHeapTag) / 2 * 2 + (freed ? 1 : 0)) * abi::kHeapEventBytes;
   // (Written by the device into host memory: read through a volatile pointer, word by word.)
   const volatile uint32_t* words = reinterpret_cast<const volatile uint32_t*>(errorHost_ + at);

@@ -20,6 +20,9 @@ namespace cucatch::runtime {
 
 // ---- pointer tags -------------------------------------------------------------------------
 inline uint8_t tagOf(uint64_t p) { return static_cast<uint8_t>(p >> abi::kTagShift); }
+// Whether `tag` is one the device heap hands out (odd, abi::kFirstHeapTag and above), which
+// this class never does.
+inline bool isDeviceHeapTag(uint8_t tag) { return tag >= abi::kFirstHeapTag && tag % 2 == 1; }
 inline uint64_t untag(uint64_t p) { return p & abi::kAddressMask; }
 inline uint64_t withTag(uint64_t p, uint8_t tag) { return untag(p) | (uint64_t(tag) << abi::kTagShift); }
 

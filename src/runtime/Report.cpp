@@ -81,8 +81,6 @@ std::string_view violationKindName(ViolationKind k) {
   return "?";
 }
 
-bool isDeviceHeapTag(uint8_t tag) { return tag >= abi::kFirstHeapTag && tag % 2 == 1; }
-
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& r) {
   return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateSharedWindow;
 }

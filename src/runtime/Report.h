@@ -70,8 +70,6 @@ struct DeviceHeapBlock {
   bool freedBefore = false;  // the entry says freed (not live, and not an entry never given out)
   std::optional<DeviceHeapCall> allocated, freed;
 };
-// Whether `tag` is one the device heap hands out (odd, abi::kFirstHeapTag and above).
-bool isDeviceHeapTag(uint8_t tag);
 
 enum class ViolationKind { OutOfBounds, UseAfterFree, NullPointer, DoubleFree, InvalidFree, Leak };
 std::string_view violationKindName(ViolationKind k);
