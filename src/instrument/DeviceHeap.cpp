@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "instrument/Sequences.h"
@@ -47,6 +48,36 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
       f->body.insert(f->body.begin() + static_cast<long>(it->first), statements.begin(), statements.end());
     }
   }
+}
+
+namespace {
+
+// What a whole-program module declares without a body: printf, assert and the device runtime
+// (dynamic parallelism, cooperative groups' grid synchronization, device-side cudaMalloc). None
+// of them reaches the device heap's wrappers. (The heap functions: wrapped where called.)
+bool isCudaSystemFunction(const std::string& name) {
+  return name == "vprintf" || name == "__assertfail" || name.starts_with("cuda") || name.starts_with("__cuda") ||
+         isDeviceHeapFunction(name);
+}
+
+}  // namespace
+
+DeviceHeapEntries deviceHeapEntriesMayChange(const Module& module, const UnitResult& unit) {
+  if (!unit.heapFunctionsWrapped.empty()) return DeviceHeapEntries::FromL2;
+  std::unordered_set<std::string> defined;
+  for (const Function* f : module.functions())
+    if (f->hasBody) defined.insert(f->name);
+  auto has = [](const Function& f, const char* linkage) {
+    return std::find(f.linkage.begin(), f.linkage.end(), linkage) != f.linkage.end();
+  };
+  for (const Function* f : module.functions()) {
+    if (f->isEntry) continue;
+    // (A declaration of a function the module defines later is no call into another unit.)
+    const bool callableByOthers = f->hasBody && (has(*f, ".visible") || has(*f, ".weak"));
+    const bool othersCode = !f->hasBody && !defined.count(f->name) && !isCudaSystemFunction(f->name);
+    if (callableByOthers || othersCode) return DeviceHeapEntries::FromL2;
+  }
+  return DeviceHeapEntries::ThroughL1;
 }
 
 }  // namespace cucatch::instrument

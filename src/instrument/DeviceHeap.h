@@ -13,6 +13,7 @@
 // serve returns null as it would have.
 #pragma once
 
+#include "instrument/Sequences.h"
 #include "instrument/Unit.h"
 #include "ptx/IR.h"
 
@@ -23,5 +24,14 @@ namespace cucatch::instrument {
 // unit.heapFunctionsWrapped (addUnitDeclarations defines them). Run before the check passes,
 // which see the wrapper's result as they saw malloc's: a pointer loaded from a call's return.
 void redirectDeviceHeapCalls(ptx::Module& module, UnitResult& unit);
+
+// How this unit's metadata reads must read device-heap entries (Sequences.h). From L2 where
+// code running in one kernel with this unit's may malloc or free: the unit's own calls (after
+// redirectDeviceHeapCalls), or, in relocatable code, another unit's: a device function others
+// may call (.visible or .weak) runs in their kernels, and a call to a function declared without
+// a body other than the CUDA system's (vprintf, __assertfail, the device runtime's cuda*) is a
+// call into another unit. Otherwise, as in every whole-program module without a malloc, through
+// L1: the branch to the L2 read cost registers in every kernel (docs/overhead.md).
+DeviceHeapEntries deviceHeapEntriesMayChange(const ptx::Module& module, const UnitResult& unit);
 
 }  // namespace cucatch::instrument

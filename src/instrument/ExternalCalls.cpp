@@ -14,7 +14,7 @@ namespace cucatch::instrument {
 using namespace cucatch::ptx;
 using namespace cucatch::analysis;
 
-void untagExternalCallArguments(Module& module, UnitResult& unit) {
+void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntries heapEntries) {
   std::unordered_set<std::string> defined, declared;
   for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
   auto symbols = moduleSymbols(module);
@@ -57,7 +57,7 @@ void untagExternalCallArguments(Module& module, UnitResult& unit) {
       if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
       edits.before[statement] +=
-          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_direct" + std::to_string(unit.nextLabel++));
+          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_direct" + std::to_string(unit.nextLabel++), heapEntries);
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };

@@ -11,11 +11,12 @@
 // the untagged pointer through the shadow map and only the temporal tag is lost.
 #pragma once
 
+#include "instrument/Sequences.h"
 #include "instrument/Unit.h"
 #include "ptx/IR.h"
 
 namespace cucatch::instrument {
 
-void untagExternalCallArguments(ptx::Module& module, UnitResult& unit);
+void untagExternalCallArguments(ptx::Module& module, UnitResult& unit, DeviceHeapEntries heapEntries);
 
 }  // namespace cucatch::instrument

@@ -44,6 +44,8 @@ struct CheckOptions {
   // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
   // measured, it cost more than it saved in a loop of under one iteration per thread.
   bool loopRanges = false;
+  // How metadata reads read a device-heap block's entry (Sequences.h).
+  DeviceHeapEntries deviceHeapEntries = DeviceHeapEntries::FromL2;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.

@@ -181,7 +181,8 @@ class GlobalChecks {
               after[d.statement] += unknownMetadata(to, g);
           } else {
             bool window = windowBases.count(index) != 0;
-            after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), window ? fc_.options.dynamicShared : "");
+            after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
+                                                   window ? fc_.options.dynamicShared : "");
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
           }

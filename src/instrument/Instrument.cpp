@@ -34,6 +34,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // First, so that the checks see the wrappers' results as they saw malloc's, and so that the
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
+  checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit);
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     FunctionChecks checks(*f, symbols, unit, checkOptions);
@@ -43,7 +44,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     checks.finish();
   }
   // After the checks, which refuse functions that already use cucatch's register names.
-  untagExternalCallArguments(module, unit);
+  untagExternalCallArguments(module, unit, checkOptions.deviceHeapEntries);
   unit.kernels = kernelsOf(module);
   if (const auto& setup = options.registerLimit) {
     // The kernels as they will be compiled: with the unit's declarations (what the checks

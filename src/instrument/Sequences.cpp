@@ -130,11 +130,30 @@ std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynam
 }  // namespace
 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
-                         const std::string& g, const std::string& directLabel, const std::string& dynamicShared) {
+                         const std::string& g, const std::string& directLabel, DeviceHeapEntries heapEntries,
+                         const std::string& dynamicShared) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2 the pointer's tag,
   // u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
   // q1 a device-heap entry, q2 verdict, q3 temporal tag.
+  std::string heapTest, loadedLabel, heapRead;
+  if (heapEntries == DeviceHeapEntries::FromL2) {
+    heapTest = fmt::format("and.b32 {u3}, {u0}, {oddBelow256};\nsetp.eq.u32 {q1}, {u3}, 1;\n@{q1} bra {heap};\n",
+                           fmt::arg("u3", r.u(3)), fmt::arg("u0", r.u(0)), fmt::arg("q1", r.q(1)),
+                           fmt::arg("oddBelow256", static_cast<int32_t>(0xFFFFFF01u)),
+                           fmt::arg("heap", directLabel + "_heap"));
+    loadedLabel = directLabel + "_loaded:\n";
+    heapRead = fmt::format(
+        "bra.uni {done};\n"
+        "{heap}:\n"
+        "@{on} ld.global.cg.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
+        "@{on} ld.global.cg.u32 {u1}, [{t5}+{metaOff}];\n"
+        "bra.uni {loaded};\n"
+        "{done}:\n",
+        fmt::arg("done", directLabel + "_done"), fmt::arg("heap", directLabel + "_heap"),
+        fmt::arg("loaded", directLabel + "_loaded"), fmt::arg("on", r.enabled), fmt::arg("t5", r.t(5)),
+        fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u1", r.u(1)), fmt::arg("metaOff", abi::kBstMetaOffset));
+  }
   // Tags 16..255 are the BST index: such a pointer (every allocation's, while tags last)
   // branches over the shadow walk, whose loads would be predicated off but still issued: in a
   // kernel that reads one element per thread through three parameters, that was a third of
@@ -169,15 +188,13 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "mov.u64 {t6}, 0;\n"
       "mov.u64 {t7}, {all};\n"
       "mov.u32 {u1}, {liveEntry};\n"
-      // A device-heap block's entry (odd, below 256) is written by device code, possibly in
-      // this kernel on another SM, whose stores this SM's L1 may not have seen: it is read from
-      // L2, out of the way (predicated loads of both kinds made every metadata read slower).
-      "and.b32 {u3}, {u0}, {oddBelow256};\n"
-      "setp.eq.u32 {q1}, {u3}, 1;\n"
-      "@{q1} bra {heap};\n"
+      // A device-heap block's entry (odd, below 256), where this SM's L1 may hold a stale line of
+      // it, is read from L2, out of the way (predicated loads of both kinds made every metadata
+      // read slower; and even out of the way the branch costs registers: DeviceHeapEntries).
+      "{heapTest}"
       "@{on} ld.global.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
       "@{on} ld.global.u32 {u1}, [{t5}+{metaOff}];\n"
-      "{loaded}:\n"
+      "{loadedLabel}"
       "and.b32 {u1}, {u1}, 65535;\n"
       "sub.u32 {u3}, {u2}, {firstTemporal};\n"
       "setp.lt.u32 {q3}, {u3}, {temporalTags};\n"
@@ -192,20 +209,15 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "{g}mov.b64 {b}, {t6};\n"
       "{g}mov.b64 {s}, {t7};\n"
       "{g}mov.b32 {m}, {u5};\n"
-      "bra.uni {done};\n"
-      "{heap}:\n"
-      "@{on} ld.global.cg.v2.u64 {{{t6}, {t7}}}, [{t5}];\n"
-      "@{on} ld.global.cg.u32 {u1}, [{t5}+{metaOff}];\n"
-      "bra.uni {loaded};\n"
-      "{done}:\n",
-      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("direct", directLabel), fmt::arg("heap", directLabel + "_heap"),
-      fmt::arg("loaded", directLabel + "_loaded"), fmt::arg("done", directLabel + "_done"), fmt::arg("t0", r.t(0)),
+      "{heapRead}",
+      fmt::arg("ptr", ptr), fmt::arg("g", g), fmt::arg("direct", directLabel),
+      fmt::arg("heapTest", heapTest), fmt::arg("loadedLabel", loadedLabel), fmt::arg("heapRead", heapRead),
+      fmt::arg("t0", r.t(0)),
       fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t3", r.t(3)), fmt::arg("t4", r.t(4)),
       fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)),
       fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
       fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)),
       fmt::arg("q3", r.q(3)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
-      fmt::arg("oddBelow256", static_cast<int32_t>(0xFFFFFF01u)),
       fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
       fmt::arg("l1Shift", abi::kShadowL1Shift), fmt::arg("l1Entries", 1u << abi::kShadowL1Bits),
       fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("granuleShift", abi::kShadowGranuleShift),
@@ -575,10 +587,10 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
 }
 
 std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
-                        const std::string& pred, const std::string& directLabel) {
+                        const std::string& pred, const std::string& directLabel, DeviceHeapEntries heapEntries) {
   // After READMETADATA: t1 the untagged address; t0 the pointer's tag (both set by it).
   // ours = tag != 0 && entry tag == tag && untagged - base <= size.
-  return readMetadata(r, m, src, "", directLabel) +
+  return readMetadata(r, m, src, "", directLabel, heapEntries) +
          fmt::format(
              "sub.s64 {t2}, {t1}, {base};\n"
              "setp.le.u64 {p}, {t2}, {size};\n"
@@ -701,7 +713,8 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       fmt::arg("freedWord", abi::kBstFreed << 8), fmt::arg("state", CUCATCH_STATE_SYMBOL),
       fmt::arg("logOff", abi::kStateHeapLogOffset), fmt::arg("pairBytes", 2 * abi::kHeapEventBytes),
       fmt::arg("event", heapEvent("%__cc_h2", abi::kHeapEventBytes, unit)), fmt::arg("metaTagShift", abi::kMetaTagShift),
-      fmt::arg("readMetadata", readMetadata(r, {r.t(6), r.t(7), r.u(1)}, "%__cc_h0", "", "$__cc_direct")),
+      fmt::arg("readMetadata", readMetadata(r, {r.t(6), r.t(7), r.u(1)}, "%__cc_h0", "", "$__cc_direct",
+                                                DeviceHeapEntries::FromL2)),
       fmt::arg("freeInfo", abi::kAccessFree), fmt::arg("report", reportBlock(r, unit)));
 }
 

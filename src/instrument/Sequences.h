@@ -24,6 +24,13 @@ struct FunctionRegs {
   static constexpr int kScratch64 = 8, kScratch32 = 6, kScratchPred = 4;
 };
 
+// How READMETADATA reads the BST entry of a device-heap block (an odd index below 256), which
+// device code writes (DeviceHeap.h). Through L1 where no code that runs in a kernel with this
+// unit's can have written it since the kernel started (L1 starts clean at each launch); else
+// from L2, out of the way, since another SM's malloc or free in the same kernel may have
+// changed the entry after this SM's L1 took its line (deviceHeapEntriesMayChange).
+enum class DeviceHeapEntries { ThroughL1, FromL2 };
+
 // Guard of the instruction a sequence belongs to ("" when unguarded), e.g. "@%p1 " / "@!%p1 ".
 std::string guardPrefix(const std::string& predicate, bool negated);
 
@@ -58,8 +65,9 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
 // (sharedWindowBounds, as generic addresses): a generic pointer of unknown origin may point into
 // shared memory, which no table describes.
 // `directLabel` is a fresh label (where direct-index pointers skip the shadow walk).
+// `heapEntries` says how a device-heap block's entry is read (DeviceHeapEntries).
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
-                         const std::string& guard, const std::string& directLabel,
+                         const std::string& guard, const std::string& directLabel, DeviceHeapEntries heapEntries,
                          const std::string& dynamicShared = "");
 
 // A check as inserted: `inlined` goes before the access (the comparison and one branch: all a
@@ -190,7 +198,7 @@ std::string reportBlock(const FunctionRegs& r, uint32_t unit);
 // unchanged, so a 64-bit integer passes as it is whatever its bits. READMETADATA into `m`
 // (scratch), then the comparison; uses the function's scratch registers and `pred`.
 std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std::string& dst, const std::string& src,
-                        const std::string& pred, const std::string& directLabel);
+                        const std::string& pred, const std::string& directLabel, DeviceHeapEntries heapEntries);
 
 // The device heap (instrument/DeviceHeap.h): whether `callee` is one of the functions whose
 // calls go to cucatch's wrappers (malloc, __cuda_syscall_aligned_malloc, free), the name of its
