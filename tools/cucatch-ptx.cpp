@@ -107,6 +107,7 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"frame", s.localWholeFrame, "local accesses checked against their function's whole frame"},
       {"local arrays", s.localArrays,
        "local accesses checked against the array of the frame they address (--local-objects)"},
+      {"alloca blocks", s.localAllocaBlocks, "local accesses checked against the block an alloca made"},
       {"window bases", s.sharedWindowBases,
        "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},

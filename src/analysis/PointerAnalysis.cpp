@@ -128,6 +128,7 @@ std::string_view baseOriginName(BaseOrigin o) {
     case BaseOrigin::Atomic: return "atomic";
     case BaseOrigin::Symbol: return "symbol";
     case BaseOrigin::TwoPointers: return "two-pointers";
+    case BaseOrigin::Alloca: return "alloca";
     case BaseOrigin::Unknown: return "unknown";
   }
   return "?";
@@ -256,6 +257,10 @@ void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
       } else if (op == "atom") {
         d.kind = DefKind::Base;
         d.origin = BaseOrigin::Atomic;
+      } else if (op == "alloca") {
+        d.kind = DefKind::Base;
+        d.origin = BaseOrigin::Alloca;
+        d.space = Space::Local;
       } else if (op == "mapa" && !regOperand(1).empty() && ops.size() == 3) {
         markMapa(d, *in, regOperand(1));
       } else if (op == "mov" || op == "cvta") {
@@ -399,6 +404,17 @@ std::string PointerAnalysis::symbolOfEveryBase(const AccessSite& a) const {
     symbol = def.symbol;
   }
   return symbol;
+}
+
+std::optional<size_t> PointerAnalysis::allocaOfEveryBase(const AccessSite& a) const {
+  if (a.reachedByUndefined || a.reachingDefs.empty()) return std::nullopt;
+  std::optional<size_t> alloca;
+  for (size_t d : a.reachingDefs) {
+    if (defs_[d].kind != DefKind::Base || defs_[d].origin != BaseOrigin::Alloca || (alloca && *alloca != d))
+      return std::nullopt;
+    alloca = d;
+  }
+  return alloca;
 }
 
 std::unordered_set<std::string> PointerAnalysis::withSources(std::unordered_set<std::string> roots) const {

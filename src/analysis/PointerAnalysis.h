@@ -62,7 +62,8 @@ enum class DefKind {
   Integer,  // not a pointer (or of unknown origin): no metadata
 };
 
-enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Unknown };
+// Alloca: `alloca` (a dynamic stack allocation), the local-window address of a new block.
+enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Alloca, Unknown };
 std::string_view baseOriginName(BaseOrigin o);
 
 // Definitions of 64-bit registers (generic, global and const addresses) and of 32-bit ones
@@ -109,6 +110,9 @@ class PointerAnalysis {
   // The symbol every base definition reaching `a` was made from (a `mov` of one variable's
   // symbol on every path), or "" (other bases, or a path with no definition).
   std::string symbolOfEveryBase(const AccessSite& a) const;
+  // The one `alloca` definition every base definition reaching `a` is (index into defs()), or
+  // nothing (other bases, several allocas, or a path with no definition).
+  std::optional<size_t> allocaOfEveryBase(const AccessSite& a) const;
   // Definitions made by one statement (indices into defs()).
   std::vector<size_t> defsAt(size_t statement) const;
   // The statement of `reg`'s definition where it is defined exactly once, unguarded (nvcc's PTX

@@ -107,7 +107,9 @@ class GlobalChecks {
       for (const AccessSite* a : checked)
         if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
           for (size_t d : a->reachingDefs)
-            if (pa_.defs()[d].kind == DefKind::Base && pa_.defs()[d].origin != BaseOrigin::Symbol) windowBases.insert(d);
+            if (pa_.defs()[d].kind == DefKind::Base && pa_.defs()[d].origin != BaseOrigin::Symbol &&
+                pa_.defs()[d].origin != BaseOrigin::Alloca)
+              windowBases.insert(d);
     if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
@@ -179,6 +181,11 @@ class GlobalChecks {
               after[d.statement] += symbolMetadata(to, d.symbol, shared->size, g);
             else
               after[d.statement] += unknownMetadata(to, g);
+          } else if (d.origin == BaseOrigin::Alloca) {
+            // A local-window address, which no table describes; the block's own bounds are
+            // LocalChecks' (a generic pointer made from it is left unchecked, as any cvta of a
+            // local address that is not a variable's).
+            after[d.statement] += unknownMetadata(to, g);
           } else {
             bool window = windowBases.count(index) != 0;
             after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), fc_.options.deviceHeapEntries,

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "analysis/FrameLayout.h"
 #include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
+#include "ptx/Printer.h"
 
 namespace cucatch::instrument {
 
@@ -30,7 +34,13 @@ class LocalChecks {
         continue;
       }
       if (variable.empty()) {
-        ++stats.unchecked[a.addressRegister.empty() || !pa_.registers().is64Bit(a.addressRegister)
+        std::optional<size_t> alloca = allocaOf(a);
+        if (alloca && !inLoop(pa_.defs()[*alloca].statement)) {
+          checkAlloca(a, *alloca);
+          continue;
+        }
+        ++stats.unchecked[alloca ? "local address of an alloca in a loop"
+                          : a.addressRegister.empty() || !pa_.registers().is64Bit(a.addressRegister)
                               ? "local address that is not a 64-bit register or a local variable's symbol"
                               : "local address not made from a local variable of known size"];
         continue;
@@ -41,6 +51,8 @@ class LocalChecks {
       }
       check(a, variable);
     }
+    if (!allocaBlocks_.empty())
+      fc_.declarations += fmt::format(".reg .b64 {}<{}>;\n", kAllocaPrefix, 2 * allocaBlocks_.size());
   }
 
  private:
@@ -53,6 +65,53 @@ class LocalChecks {
       symbol = pa_.symbolOfEveryBase(a);
     }
     return localVariable(fc_.symbols, symbol) ? symbol : std::string();
+  }
+
+  // The alloca every base of `a`'s 64-bit address register is (index into the defs), if any.
+  std::optional<size_t> allocaOf(const AccessSite& a) const {
+    if (a.addressRegister.empty() || !pa_.registers().is64Bit(a.addressRegister)) return std::nullopt;
+    return pa_.allocaOfEveryBase(a);
+  }
+
+  bool inLoop(size_t statement) const {
+    size_t block = fc_.cfg.blockOf(statement);
+    for (const auto& loop : fc_.cfg.loops())
+      if (std::find(loop.blocks.begin(), loop.blocks.end(), block) != loop.blocks.end()) return true;
+    return false;
+  }
+
+  // An access through the block alloca definition `def` made. The block's address and size are
+  // kept in registers of their own right after the alloca (its result register goes on to be
+  // converted to a generic address and back, as nvcc does it). Only for an alloca outside every
+  // loop: it then makes one block per call of the function, the one every pointer derived from
+  // it points into; in a loop, a pointer kept from an earlier iteration would be checked
+  // against the latest block.
+  void checkAlloca(const AccessSite& a, size_t def) {
+    const PointerDef& d = pa_.defs()[def];
+    auto [it, fresh] = allocaBlocks_.try_emplace(def, allocaBlocks_.size());
+    std::string base = fmt::format("{}{}", kAllocaPrefix, 2 * it->second);
+    std::string size = fmt::format("{}{}", kAllocaPrefix, 2 * it->second + 1);
+    if (fresh) {
+      const auto& alloca = std::get<Instruction>(fc_.function.body[d.statement]);
+      std::string g = alloca.guard ? guardPrefix(alloca.guard->predicate, alloca.guard->negated) : "";
+      fc_.edits.after[d.statement] += fmt::format("{g}mov.b64 {base}, {result};\n{g}mov.b64 {size}, {asked};\n",
+                                                  fmt::arg("g", g), fmt::arg("base", base),
+                                                  fmt::arg("result", printOperand(alloca.operands.at(0))),
+                                                  fmt::arg("size", size),
+                                                  fmt::arg("asked", printOperand(alloca.operands.at(1))));
+    }
+    auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
+    Site site = fc_.newSite(a);
+    site.object = "alloca";
+    site.objectSpace = "local";
+    site.objectDynamic = true;  // (its size is the record's)
+    ++fc_.unit.stats.localAllocaBlocks;
+    CheckSite c = fc_.checkSite(a, site);
+    CheckCode code = allocaCheck(fc_.regs, base, size, c, in.guard ? in.guard->predicate : "",
+                                 in.guard && in.guard->negated);
+    fc_.edits.before[a.statement] += code.inlined;
+    fc_.outOfLine += code.outOfLine;
+    fc_.addSite(std::move(site), a);
   }
 
   // The address is the variable's symbol plus terms whose sum is bounded inside it.
@@ -96,6 +155,8 @@ class LocalChecks {
   const PointerAnalysis& pa_;
   const ValueRanges ranges_;
   std::optional<FrameLayout> layout_;  // --local-objects
+  std::map<size_t, size_t> allocaBlocks_;  // alloca definition -> its pair of registers (base, size)
+  static constexpr const char* kAllocaPrefix = "%__cc_alloca";
 };
 
 }  // namespace

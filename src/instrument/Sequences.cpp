@@ -525,6 +525,34 @@ CheckCode localCheck(const FunctionRegs& r, const std::string& symbol, uint64_t 
   return code;
 }
 
+CheckCode allocaCheck(const FunctionRegs& r, const std::string& base, const std::string& size, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated) {
+  // t0 the address accessed, t1 its distance from the block, t2 the last valid start (0 where
+  // the block is smaller than the access: every distance fails); q0 the violation (unsigned:
+  // below the block fails too).
+  CheckCode code;
+  code.inlined = addressPlusOffset(r.t(0), c.pointer, c.offset, 64) +
+                 fmt::format(
+                     "sub.s64 {t1}, {t0}, {base};\n"
+                     "sub.s64 {t2}, {size}, {spanLess1};\n"
+                     "setp.lt.u64 {q0}, {size}, {span};\n"
+                     "selp.b64 {t2}, 0, {t2}, {q0};\n"
+                     "setp.ge.u64 {q0}, {t1}, {t2};\n",
+                     fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("q0", r.q(0)),
+                     fmt::arg("base", base), fmt::arg("size", size), fmt::arg("span", c.size),
+                     fmt::arg("spanLess1", c.size - 1)) +
+                 guardViolation(r, guardPredicate, guardNegated) + violationBranch(r, c.label);
+  code.outOfLine = fmt::format(
+      "{label}:\n"
+      "mov.u64 {t3}, 0;\n"
+      "mov.b64 {t6}, {base};\n"
+      "mov.b64 {t7}, {size};\n"
+      "{toReport}",
+      fmt::arg("label", c.label), fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)), fmt::arg("base", base),
+      fmt::arg("t7", r.t(7)), fmt::arg("size", size), fmt::arg("toReport", toReportBlock(r, kLiveMeta, c)));
+  return code;
+}
+
 std::string reportBlock(const FunctionRegs& r, uint32_t unit) {
   // Reached by a branch from every failing check of the function, with t0 the address
   // accessed, t3 the pointer, t6/t7 the bounds checked, u1 the metadata word, u2 the site and

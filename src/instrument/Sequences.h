@@ -184,6 +184,10 @@ CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds
 // it). The bounds are constants (the symbol's address, which ptxas folds); on a violation it
 // branches to the report block with the address, those bounds and no tag (local addresses
 // carry none).
+// The same against a block `alloca` made: its local address and size (64-bit registers holding
+// what the alloca gave and was asked for), known at run time only.
+CheckCode allocaCheck(const FunctionRegs& r, const std::string& base, const std::string& size, const CheckSite& c,
+                      const std::string& guardPredicate, bool guardNegated);
 CheckCode localCheck(const FunctionRegs& r, const std::string& symbol, uint64_t start, uint64_t size,
                      const CheckSite& c, const std::string& guardPredicate, bool guardNegated);
 

@@ -33,7 +33,9 @@ struct Site {
   std::string object;
   uint64_t objectBytes = 0;  // 0 for dynamic shared memory (its size is the launch's)
   std::string objectSpace;   // the variable's: global (__device__), const, shared
-  bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
+  // Sized at run time (the record carries the size): the launch's dynamic shared memory
+  // (extern __shared__), or (local) a block alloca made.
+  bool objectDynamic = false;
   // Checked against one part of the dynamic shared memory (--shared-parts): the record's size
   // carries the part's start in its high half (abi::ErrorRecord).
   bool objectPart = false;
@@ -69,6 +71,8 @@ struct Stats {
   // against the whole frame.
   size_t localArrays = 0;
   size_t localWholeFrame = 0;
+  // ... and those against the block an `alloca` made, its size the one asked for at run time.
+  size_t localAllocaBlocks = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;

@@ -210,6 +210,9 @@ std::string objectLine(const Violation& v) {
     return fmt::format("the dynamic shared memory '{}' ({} bytes at this launch)", name, v.checkedSize);
   if (s.objectSpace == "shared") return fmt::format("the {}-byte shared array '{}' (__shared__)", s.objectBytes, name);
   if (s.objectSpace == "const") return fmt::format("the {}-byte constant array '{}' (__constant__)", s.objectBytes, name);
+  if (s.objectSpace == "local" && s.objectDynamic)
+    return fmt::format("the {}-byte block alloca'd by {} (the size it asked for at this call)", v.checkedSize,
+                       demangle(s.function));
   if (s.objectSpace == "local" && s.objectFrameArray)
     return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
                        "starts them)",

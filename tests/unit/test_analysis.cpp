@@ -589,3 +589,31 @@ TEST_CASE("value ranges: 64-bit terms that would wrap prove nothing", "[analysis
   REQUIRE(scaled);
   CHECK(scaled->second.hi == 3 * 4294967295ll);
 }
+
+TEST_CASE("alloca: a base of its own, followed through nvcc's round trip by a generic address", "[analysis]") {
+  auto a = analyse(R"(
+	ld.param.u32 %r1, [n];
+	mul.wide.u32 %rd1, %r1, 4;
+	alloca.u64 %rd2, %rd1, 16;
+	cvta.local.u64 %rd2, %rd2;
+	cvta.to.local.u64 %rd3, %rd2;
+	add.s64 %rd4, %rd3, 8;
+	st.local.u32 [%rd4], %r1;
+	alloca.u64 %rd5, 16, 8;
+	setp.eq.u32 %p1, %r1, 0;
+	selp.b64 %rd6, %rd3, %rd5, %p1;
+	ld.local.u32 %r2, [%rd6];
+	ld.param.u64 %rd7, [p0];
+	cvta.to.local.u64 %rd8, %rd7;
+	ld.local.u32 %r3, [%rd8];
+)");
+  const auto& store = a.access("st.local.u32");
+  auto alloca = a.pa->allocaOfEveryBase(store);
+  REQUIRE(alloca);
+  CHECK(a.pa->defs()[*alloca].origin == BaseOrigin::Alloca);
+  CHECK(std::get<Instruction>(a.function->body[a.pa->defs()[*alloca].statement]).opcode == "alloca");
+  // Two allocas may reach it: no one block bounds it.
+  CHECK_FALSE(a.pa->allocaOfEveryBase(a.access("ld.local.u32", 0)));
+  // A pointer a function was given is no alloca's.
+  CHECK_FALSE(a.pa->allocaOfEveryBase(a.access("ld.local.u32", 1)));
+}

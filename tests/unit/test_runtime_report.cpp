@@ -578,3 +578,24 @@ TEST_CASE("a local-memory violation names the frame, or the array of it", "[runt
         std::string::npos);
   CHECK(toJson(v, fakeSymbol)["object"]["frame_offset"] == 32);
 }
+
+TEST_CASE("a violation of a block alloca made names it, with its size at run time", "[runtime]") {
+  Site site;
+  site.function = "_Z7scratchi";
+  site.space = "local";
+  site.object = "alloca";
+  site.objectSpace = "local";
+  site.objectDynamic = true;
+  Metadata m;
+  // The block at local address 0xfffc80 of 20 bytes (the record's bounds); a write at its end.
+  auto r = record(0, 4, abi::kAccessWrite, 0xfffc94, 0xfffc80, 20, abi::kBstLive << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &site, "k.cu", nullptr);
+  CHECK(v.kind == ViolationKind::OutOfBounds);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in local memory") != std::string::npos);
+  CHECK(text.find("address is 0 bytes after the end of the 20-byte block alloca'd by scratch(int) (the size it "
+                  "asked for at this call)") != std::string::npos);
+  CHECK(toJson(v, fakeSymbol)["object"]["size"] == 20);
+  CHECK(toJson(v, fakeSymbol)["object"]["name"] == "alloca");
+}
