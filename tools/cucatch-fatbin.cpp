@@ -176,7 +176,7 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
 // (or for `path` itself, when it is PTX text).
 int jit(const std::string& path, const std::string& archName, std::optional<size_t> index, const std::string& output,
         const std::string& cacheDir, const std::string& name, const std::string& ptxasChoice,
-        const cucatch::tools::CheckFlags& flags, const std::string& relocatableFrom) {
+        const cucatch::tools::CheckFlags& flags, const std::string& relocatableFrom, bool wholeProgram) {
   unsigned arch = 0;
   if (archName.rfind("sm_", 0) != 0 || (arch = static_cast<unsigned>(std::atoi(archName.c_str() + 3))) == 0) {
     fmt::print(stderr, "cucatch-fatbin: error: --arch {}: expected a device architecture such as sm_90\n", archName);
@@ -208,9 +208,13 @@ int jit(const std::string& path, const std::string& archName, std::optional<size
     int status = chooseFromFatbinary(path, arch, index, chosen, moduleName, noPtx);
     if (status == kHelperNoPtx && !relocatableFrom.empty())
       return linkInputs(path, relocatableFrom, arch, output, moduleName.empty() ? path : moduleName, noPtx,
-                        cache ? &*cache : nullptr, switches);
+                        cache ? &*cache : nullptr, switches);  // (relocatable units: never whole)
     if (status == kHelperNoPtx) fmt::print(stderr, "cucatch-fatbin: {}\n", noPtx);
     if (status != 0) return status;
+  }
+  if (wholeProgram) {
+    switches.options.wholeProgram = true;
+    switches.key += " whole";
   }
   if (cucatch::jit::isInstrumented(*chosen->text)) {
     fmt::print(stderr, "cucatch-fatbin: {}: its {} is instrumented already\n", moduleName, chosen->description);
@@ -282,6 +286,11 @@ int main(int argc, char** argv) {
                          "cap each instrumented kernel's registers as cucatch-nvcc does, measuring with this ptxas for "
                          "--arch (auto: the toolkit's; none, the default: no caps; exit status 5 where they could not "
                          "be measured)");
+  bool wholeProgram = false;
+  jitCommand->add_flag("--whole-program", wholeProgram,
+                       "the container is loaded as a module of its own (not a link's input): its PTX is all the "
+                       "device code its kernels run (cucatch-ptx --whole-program). Not for the units --relocatable-from "
+                       "writes, which are relocatable");
   std::string relocatableFrom;
   jitCommand->add_option("--relocatable-from", relocatableFrom,
                          "where FILE (one container) has no PTX for --arch: if it was linked from the relocatable "
@@ -315,7 +324,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*jitCommand) return jit(jitFile, arch, container, jitOutput, cacheDir, moduleName, ptxasChoice, checkFlags,
-                                relocatableFrom);
+                                relocatableFrom, wholeProgram);
     if (*list) {
       std::vector<ListedEntry> all;
       for (const auto& f : files) {

@@ -125,7 +125,7 @@ int asCicc(int argc, char** argv) {
   std::vector<std::string> args{real};
   std::optional<std::string> output;
   std::string source, arch;
-  bool lto = false;
+  bool lto = false, relocatable = false;
   // What ptxas will be given for this PTX, as far as it changes register counts: nvcc hands
   // cicc -maxrregcount as "-maxreg N", and -G as -g; the user's -Xptxas options come from the
   // nvcc command line (CUCATCH_PTXAS_OPTIONS, set by cucatch-nvcc).
@@ -139,7 +139,12 @@ int asCicc(int argc, char** argv) {
     if (std::strcmp(argv[i], "-maxreg") == 0 && i + 1 < argc) ptxasOptions += std::string(" -maxrregcount=") + argv[i + 1];
     if (std::strcmp(argv[i], "-g") == 0 || std::strcmp(argv[i], "--debug_mode") == 0) ptxasOptions += " -g";
     // Relocatable device code (-rdc): ptxas compiles it with --compile-only.
-    if (std::strcmp(argv[i], "--device-c") == 0) ptxasOptions += " --compile-only";
+    // (Extensible whole-program code, -ewp, may be linked with other device code: not whole.)
+    if (std::strstr(argv[i], "extensible-whole-program") || std::strcmp(argv[i], "-ewp") == 0) relocatable = true;
+    if (std::strcmp(argv[i], "--device-c") == 0) {
+      ptxasOptions += " --compile-only";
+      relocatable = true;
+    }
   }
   int status = run(args);
   if (status != 0) return status;
@@ -155,6 +160,7 @@ int asCicc(int argc, char** argv) {
   // The kernels' registers are measured with the toolkit's own ptxas, which nvcc runs next.
   if (std::string ptxas = env("CUCATCH_REAL_PTXAS"); !ptxas.empty()) rewrite.push_back("--ptxas=" + ptxas);
   if (!ptxasOptions.empty()) rewrite.push_back("--ptxas-options=" + ptxasOptions);
+  if (!relocatable) rewrite.push_back("--whole-program");
   // Reports name the module by its source, not by nvcc's temporary file.
   if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
   // CUCATCH_PTX_FLAGS: cucatch-ptx's options, as many as it holds (split at white space).

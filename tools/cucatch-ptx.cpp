@@ -108,6 +108,8 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"local arrays", s.localArrays,
        "local accesses checked against the array of the frame they address (--local-objects)"},
       {"alloca blocks", s.localAllocaBlocks, "local accesses checked against the block an alloca made"},
+      {"passed", s.metadataArguments, "pointer arguments whose bounds go with them into the module's own functions"},
+      {"received", s.metadataParameters, "pointer parameters given their bounds by every caller, not read from the tables"},
       {"window bases", s.sharedWindowBases,
        "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
@@ -162,12 +164,22 @@ int main(int argc, char** argv) {
   cucatch::tools::CheckFlags flags;
   flags.addTo(app);
   std::string ptxas, ptxasArch, ptxasOptions;
+  bool wholeProgram = false;
   app.add_option("--ptxas", ptxas, "the ptxas that measures the original (default: the toolkit's)");
   app.add_option("--ptxas-arch", ptxasArch, "the architecture to measure for (default: the module's .target)");
   app.add_option("--ptxas-options", ptxasOptions,
                  "options the module will be compiled with (-maxrregcount=N, -O0, ...): used when measuring, "
                  "and the cap never exceeds -maxrregcount");
+  app.add_flag("--whole-program", wholeProgram,
+               "the module is all the device code its kernels run (nvcc without -rdc; cucatch-nvcc says so): its "
+               ".visible device functions are called from nowhere else, so pointers passed to them carry their "
+               "callers' bounds too (refused with --ptxas-options=--compile-only)");
   CLI11_PARSE(app, argc, argv);
+  if (wholeProgram && cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions(ptxasOptions))) {
+    fmt::print(stderr, "cucatch-ptx: error: --whole-program with --compile-only: relocatable code is not a whole "
+                       "program\n");
+    return 2;
+  }
 
   std::string text;
   if (!readInput(input, text)) return 2;
@@ -182,6 +194,7 @@ int main(int argc, char** argv) {
   std::optional<unsigned> moduleCap;  // ptxas -maxrregcount the whole module needs
   if (mode == "check") {
     cucatch::instrument::InstrumentOptions options = flags.options();
+    options.wholeProgram = wholeProgram;
     try {
       if (flags.measureRegisters() && !module.functions().empty()) {
         std::string arch = ptxasArch.empty() ? module.smTarget() : ptxasArch;

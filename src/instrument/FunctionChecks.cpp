@@ -227,12 +227,12 @@ std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const Acces
 }
 
 void FunctionChecks::finish() {
-  if (checks_ == 0) return;
+  if (checks_ == 0 && !rewritten_) return;
   // Declarations and prologue, then the statements with their sequences, then the checks'
   // out-of-line parts and the report block they end in (only branched to, never fallen into:
   // each part ends with a branch).
   edits.prologue = functionPrologue(regs) + declarations + entry;
-  edits.epilogue = outOfLine + reportBlock(regs, unit.unit);
+  edits.epilogue = outOfLine + (checks_ ? reportBlock(regs, unit.unit) : std::string());
   applyEdits(function, edits);
   ++unit.stats.functions;
 }

@@ -11,6 +11,7 @@
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
 #include "instrument/BodyEdit.h"
+#include "instrument/MetadataParams.h"
 #include "instrument/Sequences.h"
 #include "instrument/Unit.h"
 #include "ptx/IR.h"
@@ -46,6 +47,9 @@ struct CheckOptions {
   bool loopRanges = false;
   // How metadata reads read a device-heap block's entry (Sequences.h).
   DeviceHeapEntries deviceHeapEntries = DeviceHeapEntries::FromL2;
+  // The module's functions whose pointer parameters take their metadata from their callers
+  // (MetadataParams.h); none where null.
+  const MetadataParams* metadataParams = nullptr;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.
@@ -117,13 +121,17 @@ class FunctionChecks {
   // whose address only some lanes use (`lanes`) neither cover nor are covered.
   std::vector<bool> dominatedByCheck(const std::vector<const analysis::AccessSite*>& checked) const;
 
-  // Adds the declarations, the prologue and the report block if any pass added a check, and
-  // rebuilds the body. Call once, after every pass.
+  // A pass changed the function without a check (a call's arguments: MetadataParams.h): finish
+  // rebuilds it all the same.
+  void markRewritten() { rewritten_ = true; }
+  // Adds the declarations, the prologue and the report block if any pass added a check (or
+  // marked the function rewritten), and rebuilds the body. Call once, after every pass.
   void finish();
 
  private:
   std::vector<SourcePlace> places_;  // per statement
   size_t checks_ = 0;
+  bool rewritten_ = false;
 };
 
 }  // namespace cucatch::instrument

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/LoopRanges.h"
+#include "instrument/MetadataParams.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
 #include "ptx/Printer.h"
@@ -99,7 +101,10 @@ class GlobalChecks {
       relevant.insert(a.addressRegister);
       if (a.reachingDefs.size() > 1) ++result.stats.phiAccesses;
     }
-    if (checked.empty()) return;
+    std::vector<CallArgument> arguments = callArguments();
+    for (const CallArgument& c : arguments)
+      if (!c.value.empty()) relevant.insert(c.value);
+    if (checked.empty() && arguments.empty()) return;
     // Base definitions reaching a generic access of unknown space: where the pointer turns out
     // to be in shared memory, the window bounds it (no table describes shared memory).
     std::unordered_set<size_t> windowBases;
@@ -107,9 +112,15 @@ class GlobalChecks {
       for (const AccessSite* a : checked)
         if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
           for (size_t d : a->reachingDefs)
-            if (pa_.defs()[d].kind == DefKind::Base && pa_.defs()[d].origin != BaseOrigin::Symbol &&
-                pa_.defs()[d].origin != BaseOrigin::Alloca)
-              windowBases.insert(d);
+            if (mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
+    // ... and base definitions whose pointer a callee is given (it may access it generically).
+    if (fc_.options.sharedWindowKnown)
+      for (const CallArgument& c : arguments) {
+        if (c.value.empty()) continue;
+        const std::unordered_set<std::string> from = pa_.withSources({c.value});
+        for (size_t d = 0; d < pa_.defs().size(); ++d)
+          if (from.count(pa_.defs()[d].reg) && mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
+      }
     if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
@@ -146,14 +157,14 @@ class GlobalChecks {
             if (d.mapaRank != d.reg && variableMetadata(d.sources[0], Space::Shared))
               after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]), "mapa.u64", g, d.mapaRank);
             else
-              after[d.statement] += unknownMetadata(to, g);
+              after[d.statement] += unknownFor(d, to, g);
           } else if (d.spaceFromCvta && d.space != Space::Global) {
             if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const || d.space == Space::Local) &&
                 onlyVariablesOf(d.space, d.sources[0]))
               after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]),
                                                  fmt::format("cvta.{}.u64", spaceName(d.space)), g);
             else
-              after[d.statement] += unknownMetadata(to, g);
+              after[d.statement] += unknownFor(d, to, g);
           } else {
             after[d.statement] += copyMetadata(to, meta_.at(d.sources[0]), g);
           }
@@ -162,7 +173,7 @@ class GlobalChecks {
           MetadataRegs unknown = unknownRegs();
           const MetadataRegs& a = d.sources[0].empty() ? unknown : meta_.at(d.sources[0]);
           const MetadataRegs& b = d.sources[1].empty() ? unknown : meta_.at(d.sources[1]);
-          if (d.sources[0].empty() || d.sources[1].empty()) after[d.statement] += unknownMetadata(unknown, "");
+          if (d.sources[0].empty() || d.sources[1].empty()) after[d.statement] += unknownFor(d, unknown, "");
           after[d.statement] += selectMetadata(to, a, b, printOperand(in.operands.at(3)), g);
           break;
         }
@@ -172,20 +183,23 @@ class GlobalChecks {
             // generic pointer a cvta.shared makes from it, above.)
             const SymbolInfo* shared = sharedVariable(d.symbol);
             if (uint64_t bytes = staticBytes(symbols_, d.symbol))
-              after[d.statement] += symbolMetadata(to, d.symbol, bytes, g);
-            else if (const SymbolInfo* frame = localVariable(symbols_, d.symbol))
-              after[d.statement] += symbolMetadata(to, d.symbol, frame->size, g);  // (local-window addresses)
+              after[d.statement] += symbolMetadata(to, d.symbol, bytes, objectId(d.symbol, bytes, false), g);
+            else if (const SymbolInfo* frame = localVariable(symbols_, d.symbol))  // (local-window addresses)
+              after[d.statement] += symbolMetadata(to, d.symbol, frame->size, objectId(d.symbol, frame->size, false), g);
             else if (shared && shared->dynamicShared)
-              after[d.statement] += dynamicSharedMetadata(regs, to, d.symbol, g);
+              after[d.statement] += dynamicSharedMetadata(regs, to, d.symbol, objectId(d.symbol, 0, true), g);
             else if (shared)
-              after[d.statement] += symbolMetadata(to, d.symbol, shared->size, g);
+              after[d.statement] += symbolMetadata(to, d.symbol, shared->size, objectId(d.symbol, shared->size, false), g);
             else
-              after[d.statement] += unknownMetadata(to, g);
+              after[d.statement] += unknownFor(d, to, g);
+          } else if (std::vector<std::string> passed = passedMetadata(d); !passed.empty()) {
+            after[d.statement] += parameterMetadata(to, passed[0], passed[1], passed[2], g);
+            ++result.stats.metadataParameters;
           } else if (d.origin == BaseOrigin::Alloca) {
             // A local-window address, which no table describes; the block's own bounds are
             // LocalChecks' (a generic pointer made from it is left unchecked, as any cvta of a
             // local address that is not a variable's).
-            after[d.statement] += unknownMetadata(to, g);
+            after[d.statement] += unknownFor(d, to, g);
           } else {
             bool window = windowBases.count(index) != 0;
             after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
@@ -196,10 +210,11 @@ class GlobalChecks {
           break;
         }
         case DefKind::Integer:
-          after[d.statement] += unknownMetadata(to, g);
+          after[d.statement] += unknownFor(d, to, g);
           break;
       }
     }
+    passMetadata(arguments);
     // An access whose range a dominating check covered only goes through the untagged pointer.
     std::vector<bool> dominated = fc_.dominatedByCheck(checked);
     std::vector<const AccessSite*> own;
@@ -251,6 +266,139 @@ class GlobalChecks {
 
  private:
   static constexpr const char* kMetaPrefix = "%__cc_";
+
+  // A pointer argument of a call to a function given its metadata (MetadataParams.h).
+  struct CallArgument {
+    size_t call = 0;                  // the call's statement
+    std::string value;                // the register stored into the argument ("" for an immediate)
+    std::string immediate;            // else the immediate's text
+    std::vector<std::string> params;  // the callee's metadata parameters for it: base, size, word
+  };
+
+  std::vector<CallArgument> callArguments() const {
+    std::vector<CallArgument> out;
+    const MetadataParams* mp = fc_.options.metadataParams;
+    if (!mp) return out;
+    const Function& f = fc_.function;
+    for (size_t i = 0; i < f.body.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&f.body[i]);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee || !mp->byFunction.count(c.callee->text)) continue;
+      for (const auto& p : mp->byFunction.at(c.callee->text)) {
+        // (metadataParamsOf made sure that every such call has it.)
+        size_t store = *argumentStore(f, i, c.arguments->elements.at(p.position).text);
+        const Operand& v = std::get<Instruction>(f.body[store]).operands[1];
+        CallArgument a;
+        a.call = i;
+        if (v.kind == OperandKind::Name && pa_.registers().is64Bit(v.text)) a.value = v.text;
+        else a.immediate = printOperand(v);
+        a.params = mp->of(c.callee->text, p.name);
+        out.push_back(std::move(a));
+      }
+    }
+    return out;
+  }
+
+  // The callee's side: the metadata parameters of the parameter `d` loads, where its callers
+  // pass them.
+  std::vector<std::string> passedMetadata(const PointerDef& d) const {
+    if (d.origin != BaseOrigin::Parameter || !fc_.options.metadataParams) return {};
+    const auto& in = std::get<Instruction>(fc_.function.body[d.statement]);
+    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || in.operands[1].value != 0) return {};
+    return fc_.options.metadataParams->of(fc_.function.name, in.operands[1].text);
+  }
+
+  // The caller's side: before each call, the argument's metadata into the callee's metadata
+  // parameters. The argument register's own metadata where every definition it may come from
+  // gave it some; otherwise (an integer made into a pointer, an immediate) READMETADATA on the
+  // value there, as the callee did before.
+  void passMetadata(const std::vector<CallArgument>& arguments) {
+    Function& f = fc_.function;
+    bool scratchDeclared = false;
+    for (const CallArgument& a : arguments) {
+      std::string text;
+      MetadataRegs from;
+      bool known = !a.value.empty();
+      if (known)
+        for (const auto& r : pa_.withSources({a.value}))
+          if (mayBeUnknown_.count(r)) known = false;
+      if (known) {
+        from = meta_.at(a.value);
+      } else {
+        from = MetadataRegs{kMetaPrefix + std::string("cb"), kMetaPrefix + std::string("cs"), kMetaPrefix + std::string("cm")};
+        std::string value = a.value;
+        if (value.empty()) {
+          value = kMetaPrefix + std::string("cv");
+          text += fmt::format("mov.b64 {}, {};\n", value, a.immediate);
+        }
+        text += readMetadata(fc_.regs, from, value, "", fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
+                             fc_.options.sharedWindowKnown ? fc_.options.dynamicShared : "");
+        if (fc_.options.sharedWindowKnown) fc_.useSharedWindow(fc_.options.dynamicShared);
+        scratchDeclared = true;
+        ++fc_.unit.stats.metadataReads;
+      }
+      std::vector<std::string> names;
+      for (size_t k = 0; k < 3; ++k) names.push_back(fmt::format("__cc_marg{}", fc_.unit.nextLabel++));
+      text += passedMetadataArguments(names, from);
+      fc_.edits.before[a.call] += text;
+      auto& call = std::get<Instruction>(f.body[a.call]);
+      Operand& list = const_cast<Operand&>(*callShape(call).arguments);
+      for (const auto& n : names) list.elements.push_back(Operand::name(n));
+      ++fc_.unit.stats.metadataArguments;
+      fc_.markRewritten();
+    }
+    if (scratchDeclared)
+      fc_.declarations += fmt::format(".reg .b64 {0}cb, {0}cs, {0}cv;\n.reg .b32 {0}cm;\n", kMetaPrefix);
+  }
+
+  // Where a generic pointer this base makes may point into the block's shared window: a pointer
+  // of unknown origin (not a variable's symbol, not an alloca's local address, not a parameter
+  // whose callers pass its metadata, not a kernel's parameter: the host cannot make a pointer
+  // into a block's shared memory).
+  bool mayPointIntoSharedWindow(const PointerDef& d) const {
+    if (d.kind != DefKind::Base || d.origin == BaseOrigin::Symbol || d.origin == BaseOrigin::Alloca) return false;
+    if (d.origin == BaseOrigin::Parameter && fc_.function.isEntry && isOwnParameter(d)) return false;
+    return passedMetadata(d).empty();
+  }
+
+  // `d` loads one of the function's own parameters (not a call's return value).
+  bool isOwnParameter(const PointerDef& d) const {
+    const auto& in = std::get<Instruction>(fc_.function.body[d.statement]);
+    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || !fc_.function.params) return false;
+    for (const auto& p : fc_.function.params->params)
+      for (const auto& decl : p.declarators)
+        if (decl.name == in.operands[1].text) return true;
+    return false;
+  }
+
+  // The variable `symbol` in the unit's objects (its index + 1: abi::kMetaStateVariable), which
+  // names it in the report of a callee given a pointer made from it.
+  uint8_t objectId(const std::string& symbol, uint64_t bytes, bool dynamic) {
+    Site o;
+    o.object = symbol;
+    o.objectBytes = bytes;
+    o.objectDynamic = dynamic;
+    switch (symbols_.at(symbol).space) {
+      case Space::Shared: o.objectSpace = "shared"; break;
+      case Space::Const: o.objectSpace = "const"; break;
+      case Space::Local:
+        // A frame is its function's (the report says whose).
+        o.objectSpace = "local";
+        o.function = fc_.function.name;
+        o.entry = fc_.function.isEntry;
+        break;
+      default: o.objectSpace = "global"; break;
+    }
+    return fc_.unit.objectId(o);
+  }
+
+  // Unknown metadata for `d` (into `to`), remembered: a callee given its register cannot be
+  // given its metadata.
+  std::string unknownFor(const PointerDef& d, const MetadataRegs& to, const std::string& g) {
+    mayBeUnknown_.insert(d.reg);
+    return unknownMetadata(to, g);
+  }
 
   // Adds a check's code before access `a`; with `inRange` (the predicate of a strided loop's
   // range check), its inline part is jumped over from just after the untag (its first line).
@@ -416,6 +564,8 @@ class GlobalChecks {
   const PointerAnalysis& pa_;
   const SymbolTable& symbols_;
   std::unordered_map<std::string, MetadataRegs> meta_;
+  // Registers some definition of which gives them unknown metadata.
+  std::unordered_set<std::string> mayBeUnknown_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
 };

@@ -5,6 +5,7 @@
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
 #include "instrument/LocalChecks.h"
+#include "instrument/MetadataParams.h"
 #include "instrument/SharedChecks.h"
 #include "runtime/cucatch_abi.h"
 
@@ -35,6 +36,8 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit);
+  const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram);
+  checkOptions.metadataParams = &metadataParams;
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     FunctionChecks checks(*f, symbols, unit, checkOptions);
@@ -43,6 +46,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     checkLocalAccesses(checks);
     checks.finish();
   }
+  addMetadataParams(module, metadataParams);
   // After the checks, which refuse functions that already use cucatch's register names.
   untagExternalCallArguments(module, unit, checkOptions.deviceHeapEntries);
   unit.kernels = kernelsOf(module);

@@ -48,6 +48,10 @@ struct InstrumentOptions {
   // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
   // cucatch-ptx --loop-ranges).
   bool loopRangeChecks = false;
+  // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
+  // device functions are called from nowhere else, so their pointer parameters may take their
+  // callers' metadata too (MetadataParams.h). Without it only functions without linkage do.
+  bool wholeProgram = false;
 };
 
 // Instruments `module` in place. Throws std::runtime_error for modules it must refuse (already

@@ -77,20 +77,39 @@ std::string selectMetadata(const MetadataRegs& to, const MetadataRegs& a, const 
       fmt::arg("tm", to.meta), fmt::arg("am", a.meta), fmt::arg("bm", b.meta));
 }
 
-std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size,
+// The metadata word of a variable's bounds: live, named by its index in the unit's objects.
+static uint32_t variableMeta(uint8_t objectId) {
+  return abi::kMetaStateVariable << abi::kMetaStateShift | static_cast<uint32_t>(objectId) << abi::kMetaTagShift;
+}
+
+std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size, uint8_t objectId,
                            const std::string& g) {
-  return fmt::format("{g}mov.u64 {b}, {sym};\n{g}mov.u64 {s}, {size};\n{g}mov.u32 {m}, {live};\n", fmt::arg("g", g),
+  return fmt::format("{g}mov.u64 {b}, {sym};\n{g}mov.u64 {s}, {size};\n{g}mov.u32 {m}, {meta};\n", fmt::arg("g", g),
                      fmt::arg("b", to.base), fmt::arg("sym", symbol), fmt::arg("s", to.size),
-                     fmt::arg("size", size), fmt::arg("m", to.meta), fmt::arg("live", kLiveMeta));
+                     fmt::arg("size", size), fmt::arg("m", to.meta), fmt::arg("meta", variableMeta(objectId)));
 }
 
 std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
-                                  const std::string& g) {
+                                  uint8_t objectId, const std::string& g) {
   return fmt::format(
       "{g}mov.u64 {b}, {sym};\n{g}mov.u32 {u4}, %dynamic_smem_size;\n{g}cvt.u64.u32 {s}, {u4};\n"
-      "{g}mov.u32 {m}, {live};\n",
+      "{g}mov.u32 {m}, {meta};\n",
       fmt::arg("g", g), fmt::arg("b", to.base), fmt::arg("sym", symbol), fmt::arg("u4", r.u(4)),
-      fmt::arg("s", to.size), fmt::arg("m", to.meta), fmt::arg("live", kLiveMeta));
+      fmt::arg("s", to.size), fmt::arg("m", to.meta), fmt::arg("meta", variableMeta(objectId)));
+}
+
+std::string parameterMetadata(const MetadataRegs& to, const std::string& base, const std::string& size,
+                              const std::string& meta, const std::string& g) {
+  return fmt::format("{g}ld.param.b64 {tb}, [{base}];\n{g}ld.param.b64 {ts}, [{size}];\n{g}ld.param.b32 {tm}, [{meta}];\n",
+                     fmt::arg("g", g), fmt::arg("tb", to.base), fmt::arg("base", base), fmt::arg("ts", to.size),
+                     fmt::arg("size", size), fmt::arg("tm", to.meta), fmt::arg("meta", meta));
+}
+
+std::string passedMetadataArguments(const std::vector<std::string>& names, const MetadataRegs& from) {
+  return fmt::format(".param .b64 {nb};\nst.param.b64 [{nb}], {b};\n.param .b64 {ns};\nst.param.b64 [{ns}], {s};\n"
+                     ".param .b32 {nm};\nst.param.b32 [{nm}], {m};\n",
+                     fmt::arg("nb", names.at(0)), fmt::arg("b", from.base), fmt::arg("ns", names.at(1)),
+                     fmt::arg("s", from.size), fmt::arg("nm", names.at(2)), fmt::arg("m", from.meta));
 }
 
 std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
@@ -231,28 +250,36 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
 
 namespace {
 
-// q0: the `span` bytes at `untagged` + `offset` are not all inside [base, base + size), or the
-// base's verdict is not zero. t0 the first address, t1 its distance from the base, t2 the last
-// valid start. (Unsigned: below the base fails too.)
-std::string globalViolation(const FunctionRegs& r, const MetadataRegs& m, const std::string& untagged, int64_t offset,
-                            uint64_t span) {
+// q0: the `span` bytes at t0 are not all inside [base, base + size), or (with `meta`, a
+// metadata word register) the base's verdict is not zero. t1 their distance from the base, t2
+// the last valid start. (Unsigned: below the base fails too.)
+std::string rangeViolation(const FunctionRegs& r, const std::string& base, const std::string& size, uint64_t span,
+                           const std::string& meta) {
   // The limit t2 folds the base's terms into one number: size - span + 1, or 0 where the base's
   // verdict is bad or the object is smaller than the span (then every distance reaches it). They
   // depend on the base alone, so ptxas computes them once per base and span, and each access
   // is left with the distance and one 64-bit compare (6 SASS instructions with the branch and
   // the untag, where a separate verdict test made 7).
+  std::string verdict =
+      meta.empty() ? std::string()
+                   : fmt::format("and.b32 {u0}, {meta}, 255;\nsetp.ne.or.u32 {q0}, {u0}, 0, {q0};\n",
+                                 fmt::arg("u0", r.u(0)), fmt::arg("meta", meta), fmt::arg("q0", r.q(0)));
   return fmt::format(
-      "add.s64 {t0}, {untagged}, {offset};\n"
       "sub.s64 {t1}, {t0}, {base};\n"
       "sub.s64 {t2}, {size}, {spanLess1};\n"
       "setp.lt.u64 {q0}, {size}, {span};\n"
-      "and.b32 {u0}, {meta}, 255;\n"
-      "setp.ne.or.u32 {q0}, {u0}, 0, {q0};\n"
+      "{verdict}"
       "selp.b64 {t2}, 0, {t2}, {q0};\n"
       "setp.ge.u64 {q0}, {t1}, {t2};\n",
-      fmt::arg("untagged", untagged), fmt::arg("offset", offset), fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)),
-      fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)), fmt::arg("q0", r.q(0)), fmt::arg("base", m.base),
-      fmt::arg("size", m.size), fmt::arg("meta", m.meta), fmt::arg("span", span), fmt::arg("spanLess1", span - 1));
+      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("q0", r.q(0)),
+      fmt::arg("base", base), fmt::arg("size", size), fmt::arg("span", span), fmt::arg("spanLess1", span - 1),
+      fmt::arg("verdict", verdict));
+}
+
+// The same for `untagged` + `offset` (left in t0) against metadata `m`, its verdict included.
+std::string globalViolation(const FunctionRegs& r, const MetadataRegs& m, const std::string& untagged, int64_t offset,
+                            uint64_t span) {
+  return fmt::format("add.s64 {}, {}, {};\n", r.t(0), untagged, offset) + rangeViolation(r, m.base, m.size, span, m.meta);
 }
 
 // To the out-of-line part of a check at `label` where q0 (the violation) is set. Plain bra:
@@ -531,16 +558,7 @@ CheckCode allocaCheck(const FunctionRegs& r, const std::string& base, const std:
   // the block is smaller than the access: every distance fails); q0 the violation (unsigned:
   // below the block fails too).
   CheckCode code;
-  code.inlined = addressPlusOffset(r.t(0), c.pointer, c.offset, 64) +
-                 fmt::format(
-                     "sub.s64 {t1}, {t0}, {base};\n"
-                     "sub.s64 {t2}, {size}, {spanLess1};\n"
-                     "setp.lt.u64 {q0}, {size}, {span};\n"
-                     "selp.b64 {t2}, 0, {t2}, {q0};\n"
-                     "setp.ge.u64 {q0}, {t1}, {t2};\n",
-                     fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("q0", r.q(0)),
-                     fmt::arg("base", base), fmt::arg("size", size), fmt::arg("span", c.size),
-                     fmt::arg("spanLess1", c.size - 1)) +
+  code.inlined = addressPlusOffset(r.t(0), c.pointer, c.offset, 64) + rangeViolation(r, base, size, c.size, "") +
                  guardViolation(r, guardPredicate, guardNegated) + violationBranch(r, c.label);
   code.outOfLine = fmt::format(
       "{label}:\n"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace cucatch::instrument {
 
@@ -44,13 +45,21 @@ std::string unknownMetadata(const MetadataRegs& m, const std::string& guard);
 std::string copyMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& guard);
 std::string selectMetadata(const MetadataRegs& to, const MetadataRegs& a, const MetadataRegs& b,
                            const std::string& predicate, const std::string& guard);
-// Static bounds of a module variable.
-std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size,
+// The metadata a caller passed with a pointer parameter (MetadataParams.h), loaded from its
+// metadata parameters `base`, `size`, `meta` where the parameter is loaded.
+std::string parameterMetadata(const MetadataRegs& to, const std::string& base, const std::string& size,
+                              const std::string& meta, const std::string& guard);
+// Before a call: its metadata arguments `names` (base, size, word), declared in the call's scope
+// and given `from`.
+std::string passedMetadataArguments(const std::vector<std::string>& names, const MetadataRegs& from);
+// Static bounds of a variable (module or function scope), its metadata word naming it by
+// `objectId` (UnitResult::objectId; abi::kMetaStateVariable).
+std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size, uint8_t objectId,
                            const std::string& guard);
 // Bounds of the launch's dynamic shared memory (`symbol` the extern __shared__ array), in
 // shared-window addresses; uses scratch u4.
 std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
-                                  const std::string& guard);
+                                  uint8_t objectId, const std::string& guard);
 // Metadata of a window address (shared or const, from a variable's symbol) moved to the generic
 // address space with the pointer: `cvta` is the conversion ("cvta.shared.u64"); or of a
 // generic pointer into a shared variable moved to another block of the cluster: `cvta` is

@@ -15,6 +15,14 @@ namespace cucatch::instrument {
 
 using namespace cucatch::ptx;
 
+uint8_t UnitResult::objectId(const Site& o) {
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (objects[i].object == o.object && objects[i].function == o.function) return static_cast<uint8_t>(i + 1);
+  if (objects.size() == 255) return 0;
+  objects.push_back(o);
+  return static_cast<uint8_t>(objects.size());
+}
+
 uint32_t unitId(const Module& module) {
   uint32_t h = 2166136261u;  // FNV-1a
   for (unsigned char ch : print(module)) h = (h ^ ch) * 16777619u;
@@ -84,6 +92,12 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
       std::string path = f->path.size() >= 2 ? f->path.substr(1, f->path.size() - 2) : f->path;
       files[std::to_string(f->index)] = path;
     }
+  auto objectJson = [](const Site& s) {
+    nlohmann::json o{{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
+    if (s.objectPart) o["part"] = true;
+    if (s.objectFrameArray) o["frame_offset"] = s.objectFrameOffset;
+    return o;
+  };
   nlohmann::json list = nlohmann::json::array();
   for (const auto& s : result.sites) {
     nlohmann::json site{{"id", s.id}, {"function", s.function}, {"entry", s.entry}, {"ptx_line", s.ptxLine},
@@ -91,13 +105,13 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
                         {"kind", s.kind}, {"size", s.size}, {"space", s.space}};
     if (s.inlinedLine)
       site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
-    if (!s.object.empty()) {
-      site["object"] = {{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
-      if (s.objectPart) site["object"]["part"] = true;
-      if (s.objectFrameArray) site["object"]["frame_offset"] = s.objectFrameOffset;
-    }
+    if (!s.object.empty()) site["object"] = objectJson(s);
     list.push_back(std::move(site));
   }
+  // The variables metadata words name (abi::kMetaStateVariable), by index.
+  nlohmann::json objects = nlohmann::json::array();
+  for (const auto& o : result.objects)
+    objects.push_back({{"function", o.function}, {"entry", o.entry}, {"object", objectJson(o)}});
   // The unit's kernels: the runtime hands tagged arguments only to these, and names their
   // register counts when a launch fails for resources.
   nlohmann::json kernels = nlohmann::json::object();
@@ -110,7 +124,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     kernels[k.name] = std::move(kernel);
   }
   return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},
-                        {"files", files}, {"kernels", kernels}, {"sites", list}}
+                        {"files", files}, {"kernels", kernels}, {"sites", list}, {"objects", objects}}
       .dump();
 }
 

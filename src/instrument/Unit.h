@@ -73,6 +73,10 @@ struct Stats {
   size_t localWholeFrame = 0;
   // ... and those against the block an `alloca` made, its size the one asked for at run time.
   size_t localAllocaBlocks = 0;
+  // Pointer arguments whose metadata goes with them into the module's own device functions, and
+  // the parameters there that take it instead of reading the tables (MetadataParams.h).
+  size_t metadataArguments = 0;
+  size_t metadataParameters = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;
@@ -107,6 +111,11 @@ struct UnitResult {
   // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
   // the wrappers the module must define.
   std::set<std::string> heapFunctionsWrapped;
+  // The variables whose bounds metadata words name (abi::kMetaStateVariable): the object fields
+  // and the function of a Site. objectId adds one (once) and gives its index + 1, or 0 where
+  // there are 255 already.
+  std::vector<Site> objects;
+  uint8_t objectId(const Site& object);
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

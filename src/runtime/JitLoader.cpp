@@ -247,6 +247,8 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
                                 relocatable ? "none" : "auto"};
   if (!object.empty() && link_) argv.insert(argv.end(), {"--relocatable-from", object});
   if (!ptxFlags_.empty()) argv.insert(argv.end(), {"--ptx-flags", ptxFlags_});
+  // A module loaded on its own (not a link's input) is all the device code its kernels run.
+  if (!relocatable) argv.push_back("--whole-program");
   int status = runHelper(argv, files.messages());
   // What the helper says names the module by `name` (it never shows its temporary input).
   std::string said = trimmed(readFile(files.messages()));

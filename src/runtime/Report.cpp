@@ -33,6 +33,25 @@ SiteTable SiteTable::parse(std::string_view text) {
       r.boundedBy = k.value("bounded_by", std::string());
       t.kernels[name] = r;
     }
+  auto readObject = [](const nlohmann::json& o, Site& site) {
+    site.object = o.value("name", std::string());
+    site.objectBytes = o.value("bytes", uint64_t(0));
+    site.objectSpace = o.value("space", std::string("global"));
+    site.objectDynamic = o.value("dynamic", false);
+    site.objectPart = o.value("part", false);
+    if (o.contains("frame_offset")) {
+      site.objectFrameArray = true;
+      site.objectFrameOffset = o["frame_offset"].get<uint64_t>();
+    }
+  };
+  if (j.contains("objects"))
+    for (const auto& o : j["objects"]) {
+      Site object;
+      object.function = o.value("function", std::string());
+      object.entry = o.value("entry", false);
+      if (o.contains("object")) readObject(o["object"], object);
+      t.objects.push_back(std::move(object));
+    }
   for (const auto& s : j.at("sites")) {
     Site site;
     site.function = s.value("function", std::string());
@@ -51,17 +70,7 @@ SiteTable SiteTable::parse(std::string_view text) {
       site.inlinedColumn = at.value("column", 0u);
     }
     site.space = s.value("space", std::string());
-    if (s.contains("object")) {
-      site.object = s["object"].value("name", std::string());
-      site.objectBytes = s["object"].value("bytes", uint64_t(0));
-      site.objectSpace = s["object"].value("space", std::string("global"));
-      site.objectDynamic = s["object"].value("dynamic", false);
-      site.objectPart = s["object"].value("part", false);
-      if (s["object"].contains("frame_offset")) {
-        site.objectFrameArray = true;
-        site.objectFrameOffset = s["object"]["frame_offset"].get<uint64_t>();
-      }
-    }
+    if (s.contains("object")) readObject(s["object"], site);
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
     t.sites[id] = std::move(site);
@@ -200,7 +209,7 @@ std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
 
 // "the 256-byte shared array 'k()::tile'", "dynamic shared memory (512 bytes at this launch)".
 std::string objectLine(const Violation& v) {
-  const Site& s = *v.site;
+  const Site& s = v.passedObject ? *v.passedObject : *v.site;
   std::string name = demangle(s.object);
   if (s.objectSpace == "shared" && s.objectPart)
     return fmt::format("the part at offset {} of the dynamic shared memory '{}' ({} bytes at this launch; the "
@@ -229,7 +238,8 @@ std::string windowName(const Violation& v) {
   if (v.heapBlock) return " in device heap memory";
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
-  const std::string& space = v.site->inWindow() ? v.site->space : v.site->objectSpace;
+  const std::string& space =
+      v.site->inWindow() ? v.site->space : v.passedObject ? v.passedObject->objectSpace : v.site->objectSpace;
   if (space == "shared") return " in shared memory";
   if (space == "const") return " in constant memory";
   if (space == "local") return " in local memory";
@@ -322,6 +332,10 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
       } else if (v.site && !v.site->object.empty()) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
+      } else if (v.passedObject) {
+        out += fmt::format("cucatch:   address is {} {}, whose bounds {} {} was given with the pointer\n",
+                           relation(v, v.checkedBase, v.checkedSize), objectLine(v),
+                           v.site->entry ? "kernel" : "device function", demangle(v.site->function));
       } else if (v.site && v.site->space == "shared") {
         out += fmt::format("cucatch:   address is {} the {}-byte shared object at {} it was made from\n",
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
@@ -421,14 +435,17 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"base", hex(v.checkedBase)},
                    {"size", v.checkedSize},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
-  else if (!v.allocation && v.site && !v.site->object.empty() && v.kind == ViolationKind::OutOfBounds)
-    j["object"] = {{"name", demangle(v.site->object)},
-                   {"space", v.site->objectSpace},
-                   {"dynamic", v.site->objectDynamic},
-                   {"size", v.site->objectDynamic ? v.checkedSize : v.site->objectBytes},
+  const Site* object = v.passedObject ? v.passedObject : v.site && !v.site->object.empty() ? v.site : nullptr;
+  if (!v.sharedWindow && !v.allocation && object && v.kind == ViolationKind::OutOfBounds) {
+    j["object"] = {{"name", demangle(object->object)},
+                   {"space", object->objectSpace},
+                   {"dynamic", object->objectDynamic},
+                   {"size", object->objectDynamic ? v.checkedSize : object->objectBytes},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
-  if (j.contains("object") && v.site->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
-  if (j.contains("object") && v.site->objectFrameArray) j["object"]["frame_offset"] = v.site->objectFrameOffset;
+    if (object->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
+    if (object->objectFrameArray) j["object"]["frame_offset"] = object->objectFrameOffset;
+    if (v.passedObject) j["object"]["passed_by_caller"] = true;
+  }
   if (const auto& b = v.heapBlock) {
     auto call = [](const DeviceHeapCall& c) {
       nlohmann::json k{{"block", c.block}, {"thread", c.thread}, {"module", c.module}};

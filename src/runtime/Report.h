@@ -54,6 +54,9 @@ struct SiteTable {
   std::string module;  // the PTX file the rewriter read
   std::vector<Site> sites;
   std::map<std::string, KernelRecord> kernels;  // the unit's kernels, by (mangled) name
+  // The variables metadata words name (abi::kMetaStateVariable): a Site's function and object
+  // fields.
+  std::vector<Site> objects;
   static SiteTable parse(std::string_view json);
 };
 
@@ -82,6 +85,10 @@ struct Violation {
   uint64_t address = 0;  // untagged
   uint64_t checkedBase = 0, checkedSize = 0;  // the bounds the access was checked against
   const Site* site = nullptr;
+  // The variable whose bounds the pointer carried (abi::kMetaStateVariable) where the site names
+  // none: a pointer to a __shared__ array or a local frame that the site's function was given,
+  // with its bounds, by its caller (instrument/MetadataParams.h).
+  const Site* passedObject = nullptr;
   std::string module;
   // The kernel that was running: the site's function when it is a kernel, else the kernels
   // launched since the last synchronization from modules that contain the site (mangled).

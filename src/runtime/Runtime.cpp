@@ -925,10 +925,14 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     // A device-heap block's entry is the device's own; the host knows it from the record and
     // the context's heap log.
     bool heap = isDeviceHeapTag(pointerTag) && entryTag == pointerTag && !(site && site->inWindow());
-    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap
+    // A variable's bounds (a __shared__ array, a local frame): entryTag names it in the unit.
+    bool variable = ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateVariable;
+    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
+    if (variable && site && site->object.empty() && entryTag != 0 && entryTag <= table->objects.size())
+      found.back().passedObject = &table->objects[entryTag - 1];
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 6;
+CUCATCH_CONST uint32_t kAbiVersion = 7;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -124,6 +124,11 @@ CUCATCH_CONST unsigned kMetaPointerTagShift = 24; /* in ErrorRecord::meta only: 
  * address not made from a variable). Such a record's base and size are that window, as generic
  * addresses or shared-window offsets as the access used. */
 CUCATCH_CONST unsigned kMetaStateSharedWindow = 0x80;
+/* The state byte of a metadata word whose bounds are a variable's (a __shared__, __constant__ or
+ * __device__ array, a local frame): its tag byte is the variable's index + 1 in the unit's
+ * objects (the site table's "objects"), 0 where the unit has more than 255. How a function that
+ * was given the pointer (and its bounds, by its caller) names the variable in a report. */
+CUCATCH_CONST unsigned kMetaStateVariable = 0x40;
 /* kAccessFree: a device free refused (double or invalid); the record's base and size are the
  * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2, kAccessFree = 3 };

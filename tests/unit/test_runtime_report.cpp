@@ -599,3 +599,30 @@ TEST_CASE("a violation of a block alloca made names it, with its size at run tim
   CHECK(toJson(v, fakeSymbol)["object"]["size"] == 20);
   CHECK(toJson(v, fakeSymbol)["object"]["name"] == "alloca");
 }
+
+TEST_CASE("a callee's violation names the variable whose bounds its caller passed", "[runtime]") {
+  // The unit's objects, as the site table carries them; the callee's site names none.
+  SiteTable t = SiteTable::parse(
+      R"({"abi": 7, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z4fillPfif",
+          "entry": false, "ptx_line": 9, "file": 0, "line": 0, "column": 0, "instruction": "st.f32 [%rd3], %f1;",
+          "kind": "write", "size": 4, "space": "generic"}],
+          "objects": [{"function": "", "entry": false, "object": {"name": "_ZZ9two_tilesPKfPfiE2lo", "bytes": 128,
+          "dynamic": false, "space": "shared"}}]})");
+  REQUIRE(t.objects.size() == 1);
+  CHECK(t.objects[0].objectSpace == "shared");
+  Metadata m;
+  // The record: the array's bounds (generic addresses), state kMetaStateVariable, object 1.
+  uint32_t meta = abi::kMetaStateVariable << abi::kMetaStateShift | 1u << abi::kMetaTagShift;
+  auto r = record(0, 4, abi::kAccessWrite, 0x7f0000000480, 0x7f0000000400, 128, meta);
+  Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+  v.passedObject = &t.objects[0];
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in shared memory") != std::string::npos);
+  CHECK(text.find("address is 0 bytes after the end of the 128-byte shared array 'two_tiles(float const*, float*, "
+                  "int)::lo' (__shared__), whose bounds device function fill(float*, int, float) was given with the "
+                  "pointer") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["object"]["name"] == "two_tiles(float const*, float*, int)::lo");
+  CHECK(j["object"]["passed_by_caller"] == true);
+}

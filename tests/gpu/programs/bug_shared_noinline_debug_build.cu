@@ -1,9 +1,10 @@
-// cucatch-expect: out-of-bounds read 4 kernel=row_sums window=shared
+// cucatch-expect: out-of-bounds read 4 kernel=row_sums object=tile space=shared
 // cucatch-flags: -G
 // A debug build (-G), where no device function is inlined and every access is generic: a
 // helper sums a row of a __shared__ 2-D tile through the pointer it is given, and the last row's
-// sum reads one element more than the tile holds, past the end of the block's shared memory.
-// The helper only knows that the pointer is in shared memory (isspacep), not which array.
+// sum reads one element more than the tile holds. The kernel passes the tile's bounds with the
+// pointer (nvcc -G makes the helper .visible; cucatch-nvcc tells cucatch-ptx the module is a
+// whole program, so no other unit calls it), and the helper checks against them.
 #include "common.h"
 __device__ float row_sum(const float* row, int n) {
   float s = 0;

@@ -1,9 +1,10 @@
-// cucatch-expect: out-of-bounds write 4 kernel=smooth_rows window=shared
+// cucatch-expect: out-of-bounds write 4 kernel=smooth_rows object=tile space=shared
 // A pointer to a __shared__ tile handed to a device function that is not inlined, which is also
 // handed a pointer to global memory (so that nvcc cannot specialize it for the tile): the function
-// sees a generic pointer of unknown origin, which isspacep places in shared memory, and its
-// store one element past the tile is past the end of the block's shared memory (the tile is all
-// of it).
+// sees a generic pointer, and its store one element past the tile is checked against the tile,
+// whose bounds the kernel passes with the pointer (the tile is all of the block's shared memory:
+// a check against the shared window would see the same; bug_shared_callee_neighbour.cu is the
+// overflow into a neighbouring array that only the tile's bounds catch).
 #include "common.h"
 __device__ __noinline__ void put(float* row, int i, float v) {
   row[i] = v;  // cucatch-bug-line

@@ -1,0 +1,181 @@
+#include "instrument/MetadataParams.h"
+
+#include <algorithm>
+#include <functional>
+#include <regex>
+#include <set>
+#include <unordered_set>
+
+#include "analysis/CFG.h"
+#include "ptx/InstrInfo.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+using namespace cucatch::analysis;
+
+namespace {
+
+constexpr const char* kSuffixes[] = {"__cc_b", "__cc_s", "__cc_m"};
+
+// Whether another unit may call `f` (or define it in place of this one).
+bool callableFromElsewhere(const Function& f, bool wholeProgram) {
+  return std::any_of(f.linkage.begin(), f.linkage.end(), [&](const std::string& l) {
+    return (l == ".visible" && !wholeProgram) || l == ".weak" || l == ".extern" || l == ".common";
+  });
+}
+
+// A 64-bit scalar parameter (`.param .b64 name`, no array, no .ptr attribute).
+bool isScalar64(const VariableDecl& p) {
+  if (p.declarators.size() != 1 || !p.declarators[0].dimensions.empty()) return false;
+  for (const auto& q : p.qualifiers)
+    if (q.word == ".ptr") return false;
+  const std::string t = p.type();
+  return t == ".b64" || t == ".u64" || t == ".s64";
+}
+
+// Every name the module's instructions use, except as the callee of a direct call; and the
+// names module-level initializers and aliases mention. A function among them may be reached
+// by other means than the calls the rewrite sees.
+std::unordered_set<std::string> namesUsedOtherwise(const Module& module) {
+  std::unordered_set<std::string> used;
+  std::function<void(const Operand&)> visit = [&](const Operand& o) {
+    if (o.kind == OperandKind::Name || o.kind == OperandKind::Address) used.insert(o.text);
+    for (const auto& e : o.elements) visit(e);
+  };
+  static const std::regex identifier(R"([A-Za-z_$%][A-Za-z0-9_$]*)");
+  std::function<void(const Initializer&)> visitInit = [&](const Initializer& i) {
+    for (auto it = std::sregex_iterator(i.expression.begin(), i.expression.end(), identifier);
+         it != std::sregex_iterator(); ++it)
+      used.insert(it->str());
+    for (const auto& e : i.list) visitInit(e);
+  };
+  for (const auto& item : module.items) {
+    if (const auto* v = std::get_if<VariableDecl>(&item)) {
+      for (const auto& d : v->declarators)
+        if (d.initializer) visitInit(*d.initializer);
+    } else if (const auto* a = std::get_if<AliasDirective>(&item)) {
+      used.insert(a->alias);
+      used.insert(a->aliasee);
+    } else if (const auto* f = std::get_if<Function>(&item)) {
+      for (const auto& s : f->body) {
+        if (const auto* t = std::get_if<TargetList>(&s)) {
+          for (const auto& n : t->targets) used.insert(n);
+          continue;
+        }
+        const auto* in = std::get_if<Instruction>(&s);
+        if (!in) continue;
+        const Operand* callee = in->opcode == "call" ? callShape(*in).callee : nullptr;
+        for (const auto& o : in->operands)
+          if (&o != callee) visit(o);
+      }
+    }
+  }
+  return used;
+}
+
+// The parameters of `f` whose ld.param makes a register some access's address comes from.
+std::vector<MetadataParams::Param> pointerParams(const Function& f, const SymbolTable& moduleSymbols) {
+  if (!f.params) return {};
+  std::unordered_set<std::string> scalar64;
+  for (const auto& p : f.params->params)
+    if (isScalar64(p)) scalar64.insert(p.declarators[0].name);
+  if (scalar64.empty()) return {};
+  CFG cfg(f);
+  SymbolTable symbols = functionSymbols(f, moduleSymbols);
+  PointerAnalysis pa(f, cfg, symbols);
+  std::set<std::string> used;
+  for (const auto& d : pa.defs()) {
+    if (d.kind != DefKind::Base || d.origin != BaseOrigin::Parameter || !pa.relevant().count(d.reg)) continue;
+    const auto& in = std::get<Instruction>(f.body[d.statement]);
+    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || in.operands[1].value != 0) continue;
+    if (scalar64.count(in.operands[1].text)) used.insert(in.operands[1].text);
+  }
+  std::vector<MetadataParams::Param> out;
+  for (size_t i = 0; i < f.params->params.size(); ++i) {
+    const auto& p = f.params->params[i];
+    if (isScalar64(p) && used.count(p.declarators[0].name)) out.push_back({i, p.declarators[0].name});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> MetadataParams::of(const std::string& function, const std::string& param) const {
+  auto it = byFunction.find(function);
+  if (it == byFunction.end() ||
+      std::none_of(it->second.begin(), it->second.end(), [&](const Param& p) { return p.name == param; }))
+    return {};
+  return {param + kSuffixes[0], param + kSuffixes[1], param + kSuffixes[2]};
+}
+
+std::optional<size_t> argumentStore(const Function& caller, size_t callStatement, const std::string& argument) {
+  std::optional<size_t> found;
+  for (size_t j = callStatement; j-- > 0;) {
+    if (const auto* b = std::get_if<ScopeBrace>(&caller.body[j]); b && b->open) break;
+    const auto* in = std::get_if<Instruction>(&caller.body[j]);
+    if (!in || in->opcode != "st" || !in->hasModifier(".param") || in->operands.size() != 2) continue;
+    const Operand& address = in->operands[0];
+    if (address.kind != OperandKind::Address || address.text != argument) continue;
+    if (found || address.value != 0 || in->hasModifier(".v2") || in->hasModifier(".v4") ||
+        in->operands[1].kind == OperandKind::Vector)
+      return std::nullopt;
+    found = j;
+  }
+  return found;
+}
+
+MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleSymbols, bool wholeProgram) {
+  MetadataParams out;
+  std::unordered_set<std::string> declaredWithLinkage;
+  for (const Function* f : module.functions())
+    if (callableFromElsewhere(*f, wholeProgram) || f->isEntry) declaredWithLinkage.insert(f->name);
+  const std::unordered_set<std::string> usedOtherwise = namesUsedOtherwise(module);
+  std::map<std::string, std::vector<MetadataParams::Param>> candidates;
+  std::map<std::string, size_t> parameterCount;
+  for (const Function* f : module.functions()) {
+    if (!f->hasBody || declaredWithLinkage.count(f->name) || usedOtherwise.count(f->name)) continue;
+    std::vector<MetadataParams::Param> params = pointerParams(*f, moduleSymbols);
+    if (params.empty()) continue;
+    candidates[f->name] = std::move(params);
+    parameterCount[f->name] = f->params->params.size();
+  }
+  // Every call of a candidate must store each selected argument with one plain st.param.
+  for (const Function* caller : module.functions()) {
+    if (!caller->hasBody) continue;
+    for (size_t i = 0; i < caller->body.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&caller->body[i]);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee || !candidates.count(c.callee->text)) continue;
+      const std::string callee = c.callee->text;
+      bool regular = c.arguments && c.arguments->elements.size() == parameterCount.at(callee);
+      if (regular)
+        for (const auto& p : candidates.at(callee))
+          if (!argumentStore(*caller, i, c.arguments->elements[p.position].text)) regular = false;
+      if (!regular) candidates.erase(callee);
+    }
+  }
+  out.byFunction = std::move(candidates);
+  return out;
+}
+
+void addMetadataParams(Module& module, const MetadataParams& params) {
+  for (Function* f : module.functions()) {
+    auto it = params.byFunction.find(f->name);
+    if (it == params.byFunction.end() || !f->params) continue;
+    for (const auto& p : it->second) {
+      std::vector<std::string> names = params.of(f->name, p.name);
+      const char* types[] = {".b64", ".b64", ".b32"};
+      for (size_t k = 0; k < 3; ++k) {
+        VariableDecl d;
+        d.space = ".param";
+        d.qualifiers.push_back(DeclQualifier{types[k], std::nullopt, ""});
+        d.declarators.push_back(Declarator{names[k], std::nullopt, {}, std::nullopt});
+        f->params->params.push_back(std::move(d));
+      }
+    }
+  }
+}
+
+}  // namespace cucatch::instrument

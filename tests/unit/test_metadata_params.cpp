@@ -1,0 +1,63 @@
+// Which device functions take their pointer parameters' bounds from their callers
+// (instrument/MetadataParams): only where every call is seen and can be rewritten.
+#include <catch2/catch.hpp>
+
+#include "analysis/PointerAnalysis.h"
+#include "instrument/MetadataParams.h"
+#include "ptx/Parser.h"
+
+using namespace cucatch::instrument;
+
+namespace {
+
+// A module of `functions` and a kernel whose body is `kernelBody`.
+MetadataParams paramsOf(const std::string& functions, const std::string& kernelBody, bool wholeProgram = false) {
+  std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" + functions +
+                     "\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n"
+                     "ld.param.u64 %rd1, [p];\n" +
+                     kernelBody + "\nret;\n}\n";
+  auto parsed = cucatch::ptx::parseModule(text, "params.ptx");
+  REQUIRE(parsed.ok());
+  return metadataParamsOf(*parsed.module, cucatch::analysis::moduleSymbols(*parsed.module), wholeProgram);
+}
+
+// put(pointer, index, value): stores the 64-bit value through the pointer, at the index.
+std::string put(const std::string& linkage = "") {
+  return linkage + ".func put(.param .b64 put_p, .param .b32 put_i, .param .b64 put_v)\n{\n.reg .b32 %r<2>;\n"
+                   ".reg .b64 %rd<5>;\nld.param.u64 %rd1, [put_p];\nld.param.u32 %r1, [put_i];\n"
+                   "ld.param.u64 %rd4, [put_v];\nmul.wide.s32 %rd2, %r1, 8;\nadd.s64 %rd3, %rd1, %rd2;\n"
+                   "st.u64 [%rd3], %rd4;\nret;\n}\n";
+}
+
+const char* kCall = "{\n.param .b64 a0;\nst.param.b64 [a0+0], %rd1;\n.param .b32 a1;\nst.param.b32 [a1+0], 1;\n"
+                    ".param .b64 a2;\nst.param.b64 [a2+0], 7;\ncall.uni put, (a0, a1, a2);\n}";
+
+}  // namespace
+
+TEST_CASE("metadata parameters: a pointer parameter of a function only this module calls", "[metadata-params]") {
+  MetadataParams mp = paramsOf(put(), kCall);
+  REQUIRE(mp.byFunction.count("put"));
+  // The pointer; not the 64-bit value stored through it (no address is made from it).
+  REQUIRE(mp.byFunction.at("put").size() == 1);
+  CHECK(mp.byFunction.at("put")[0].position == 0);
+  CHECK(mp.of("put", "put_p") == std::vector<std::string>{"put_p__cc_b", "put_p__cc_s", "put_p__cc_m"});
+  CHECK(mp.of("put", "put_v").empty());
+}
+
+TEST_CASE("metadata parameters: none where a call may come from elsewhere", "[metadata-params]") {
+  // Another unit may call a .visible function, unless the module is a whole program (-G makes
+  // every device function .visible); a .weak one may be replaced.
+  CHECK(paramsOf(put(".visible "), kCall).byFunction.empty());
+  CHECK(paramsOf(put(".visible "), kCall, true).byFunction.count("put"));
+  CHECK(paramsOf(put(".weak "), kCall, true).byFunction.empty());
+  // Its address taken: an indirect call, a virtual table.
+  CHECK(paramsOf(put(), std::string(kCall) + "\nmov.u64 %rd2, put;").byFunction.empty());
+  CHECK(paramsOf(put() + ".global .align 8 .u64 table[1] = {put};\n", kCall).byFunction.empty());
+  // A call whose pointer argument is not stored by one plain st.param.
+  CHECK(paramsOf(put(), "{\n.param .b64 a0;\n.param .b32 a1;\n.param .b64 a2;\ncall.uni put, (a0, a1, a2);\n}")
+            .byFunction.empty());
+  CHECK(paramsOf(put(),
+                 "{\n.param .b64 a0;\nst.param.b64 [a0+0], %rd1;\nst.param.b64 [a0+0], %rd1;\n.param .b32 a1;\n"
+                 ".param .b64 a2;\ncall.uni put, (a0, a1, a2);\n}")
+            .byFunction.empty());
+}
