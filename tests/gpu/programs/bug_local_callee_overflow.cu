@@ -1,5 +1,5 @@
-// cucatch-expect: out-of-bounds write 4 kernel=sums object=__local_depot1 space=local
-// A device function that is not inlined, given a pointer to its caller's local array, writes
+// cucatch-expect: out-of-bounds read 4 kernel=sums object=__local_depot1 space=local
+// A device function that is not inlined, given a pointer to its caller's local array, reads
 // one element past its end: past the caller's frame, into the stack beside it, where the GPU
 // does not fault. The function is also given global memory (so nvcc keeps its pointer generic);
 // the kernel passes its frame's bounds with the local pointer, and the callee checks against
