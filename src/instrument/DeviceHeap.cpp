@@ -53,27 +53,42 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
 namespace {
 
 // What a whole-program module declares without a body: printf, assert and the device runtime
-// (dynamic parallelism, cooperative groups' grid synchronization, device-side cudaMalloc). None
-// of them reaches the device heap's wrappers. (The heap functions: wrapped where called.)
+// (dynamic parallelism, cooperative groups' grid synchronization, device-side cudaMalloc: the
+// CUDA API's names, cudaX..., and the implementation's reserved __cuda...). None of them reaches
+// the device heap's wrappers. (The heap functions: wrapped where called.) A user's function
+// named cuda_something is not theirs.
 bool isCudaSystemFunction(const std::string& name) {
-  return name == "vprintf" || name == "__assertfail" || name.starts_with("cuda") || name.starts_with("__cuda") ||
+  const bool cudaApi = name.size() > 4 && name.starts_with("cuda") && name[4] >= 'A' && name[4] <= 'Z';
+  return name == "vprintf" || name == "__assertfail" || cudaApi || name.starts_with("__cuda") ||
          isDeviceHeapFunction(name);
 }
 
 }  // namespace
 
-DeviceHeapEntries deviceHeapEntriesMayChange(const Module& module, const UnitResult& unit) {
+DeviceHeapEntries deviceHeapEntriesMayChange(const Module& module, const UnitResult& unit, bool wholeProgram) {
   if (!unit.heapFunctionsWrapped.empty()) return DeviceHeapEntries::FromL2;
-  std::unordered_set<std::string> defined;
-  for (const Function* f : module.functions())
+  std::unordered_set<std::string> defined, named;
+  for (const Function* f : module.functions()) {
+    named.insert(f->name);
     if (f->hasBody) defined.insert(f->name);
+  }
+  // Where the module may not be all the code its kernels run, an indirect call may reach another
+  // unit's function (a pointer held in another unit's variable, a virtual table): its callee is
+  // a register, no function of the module.
+  if (!wholeProgram)
+    for (const Function* f : module.functions())
+      for (const auto& s : f->body)
+        if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "call")
+          if (const Operand* callee = callShape(*in).callee; callee && !named.count(callee->text))
+            return DeviceHeapEntries::FromL2;
   auto has = [](const Function& f, const char* linkage) {
     return std::find(f.linkage.begin(), f.linkage.end(), linkage) != f.linkage.end();
   };
   for (const Function* f : module.functions()) {
     if (f->isEntry) continue;
-    // (A declaration of a function the module defines later is no call into another unit.)
-    const bool callableByOthers = f->hasBody && (has(*f, ".visible") || has(*f, ".weak"));
+    // (A declaration of a function the module defines later is no call into another unit; in a
+    // whole program, no other unit calls a .visible or .weak function.)
+    const bool callableByOthers = !wholeProgram && f->hasBody && (has(*f, ".visible") || has(*f, ".weak"));
     const bool othersCode = !f->hasBody && !defined.count(f->name) && !isCudaSystemFunction(f->name);
     if (callableByOthers || othersCode) return DeviceHeapEntries::FromL2;
   }

@@ -29,9 +29,10 @@ void redirectDeviceHeapCalls(ptx::Module& module, UnitResult& unit);
 // code running in one kernel with this unit's may malloc or free: the unit's own calls (after
 // redirectDeviceHeapCalls), or, in relocatable code, another unit's: a device function others
 // may call (.visible or .weak) runs in their kernels, and a call to a function declared without
-// a body other than the CUDA system's (vprintf, __assertfail, the device runtime's cuda*) is a
-// call into another unit. Otherwise, as in every whole-program module without a malloc, through
+// a body other than the CUDA system's (vprintf, __assertfail, the device runtime's cudaX...) or
+// an indirect call is a call into another unit. Otherwise, as in every whole-program module without a malloc, through
 // L1: the branch to the L2 read cost registers in every kernel (docs/overhead.md).
-DeviceHeapEntries deviceHeapEntriesMayChange(const ptx::Module& module, const UnitResult& unit);
+// `wholeProgram`: the module is all the code its kernels run (InstrumentOptions::wholeProgram).
+DeviceHeapEntries deviceHeapEntriesMayChange(const ptx::Module& module, const UnitResult& unit, bool wholeProgram);
 
 }  // namespace cucatch::instrument

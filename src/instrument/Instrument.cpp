@@ -35,7 +35,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // First, so that the checks see the wrappers' results as they saw malloc's, and so that the
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
-  checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit);
+  checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
   const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram);
   checkOptions.metadataParams = &metadataParams;
   for (ptx::Function* f : module.functions()) {

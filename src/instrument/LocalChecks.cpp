@@ -80,8 +80,8 @@ class LocalChecks {
     return false;
   }
 
-  // An access through the block alloca definition `def` made. The block's address and size are
-  // kept in registers of their own right after the alloca (its result register goes on to be
+  // An access through the block alloca definition `def` made. The block's size and address are
+  // kept in registers of their own around the alloca (its result register goes on to be
   // converted to a generic address and back, as nvcc does it). Only for an alloca outside every
   // loop: it then makes one block per call of the function, the one every pointer derived from
   // it points into; in a loop, a pointer kept from an earlier iteration would be checked
@@ -94,11 +94,9 @@ class LocalChecks {
     if (fresh) {
       const auto& alloca = std::get<Instruction>(fc_.function.body[d.statement]);
       std::string g = alloca.guard ? guardPrefix(alloca.guard->predicate, alloca.guard->negated) : "";
-      fc_.edits.after[d.statement] += fmt::format("{g}mov.b64 {base}, {result};\n{g}mov.b64 {size}, {asked};\n",
-                                                  fmt::arg("g", g), fmt::arg("base", base),
-                                                  fmt::arg("result", printOperand(alloca.operands.at(0))),
-                                                  fmt::arg("size", size),
-                                                  fmt::arg("asked", printOperand(alloca.operands.at(1))));
+      // (The size before the alloca, which may write the register that held it.)
+      fc_.edits.before[d.statement] += fmt::format("{}mov.b64 {}, {};\n", g, size, printOperand(alloca.operands.at(1)));
+      fc_.edits.after[d.statement] += fmt::format("{}mov.b64 {}, {};\n", g, base, printOperand(alloca.operands.at(0)));
     }
     auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
     Site site = fc_.newSite(a);

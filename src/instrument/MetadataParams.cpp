@@ -133,8 +133,19 @@ MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleS
   const std::unordered_set<std::string> usedOtherwise = namesUsedOtherwise(module);
   std::map<std::string, std::vector<MetadataParams::Param>> candidates;
   std::map<std::string, size_t> parameterCount;
+  // A variadic function's last parameter is an unsized array (`.param .align 8 .b8 %VAParam[]`),
+  // which must stay last: no parameter can follow it.
+  auto hasUnsizedArray = [](const Function& f) {
+    if (!f.params) return false;
+    for (const auto& p : f.params->params)
+      for (const auto& d : p.declarators)
+        for (const auto& dim : d.dimensions)
+          if (!dim || dim->empty()) return true;
+    return false;
+  };
   for (const Function* f : module.functions()) {
-    if (!f->hasBody || declaredWithLinkage.count(f->name) || usedOtherwise.count(f->name)) continue;
+    if (!f->hasBody || declaredWithLinkage.count(f->name) || usedOtherwise.count(f->name) || hasUnsizedArray(*f))
+      continue;
     std::vector<MetadataParams::Param> params = pointerParams(*f, moduleSymbols);
     if (params.empty()) continue;
     candidates[f->name] = std::move(params);

@@ -15,8 +15,9 @@
 // compiled whole, where nvcc -G makes every device function .visible), whose name appears nowhere but as
 // the callee of direct calls (its address is never taken: no indirect call, no virtual table),
 // and each of whose calls stores every selected argument with one st.param in the call's
-// scope. Parameters selected: 64-bit scalars that the function loads into a register some
-// access's address is made from.
+// scope; and not variadic (its last parameter, an unsized array, must stay last). Parameters
+// selected: 64-bit scalars that the function loads into a register some access's address is
+// made from.
 #pragma once
 
 #include <map>

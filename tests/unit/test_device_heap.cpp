@@ -10,14 +10,15 @@ using namespace cucatch::instrument;
 
 namespace {
 
-DeviceHeapEntries entriesOf(const std::string& declarations, const std::string& kernelBody = "ret;") {
+DeviceHeapEntries entriesOf(const std::string& declarations, const std::string& kernelBody = "ret;",
+                            bool wholeProgram = false) {
   std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" + declarations +
                      "\n.visible .entry k(.param .u64 p)\n{\n.reg .b64 %rd<3>;\n" + kernelBody + "\n}\n";
   auto parsed = cucatch::ptx::parseModule(text, "heap.ptx");
   REQUIRE(parsed.ok());
   UnitResult unit;
   redirectDeviceHeapCalls(*parsed.module, unit);
-  return deviceHeapEntriesMayChange(*parsed.module, unit);
+  return deviceHeapEntriesMayChange(*parsed.module, unit, wholeProgram);
 }
 
 const char* kMallocCall =
@@ -49,6 +50,17 @@ TEST_CASE("device-heap entries: from L2 where a kernel running this unit's code 
         DeviceHeapEntries::FromL2);
   CHECK(entriesOf(".weak .func (.param .b32 r) inline_helper(.param .b64 p)\n{\nst.param.b32 [r], 0;\nret;\n}\n") ==
         DeviceHeapEntries::FromL2);
-  // ... or a function of another unit this one calls.
+  // ... or a function of another unit this one calls: declared (a user's cuda_-named function
+  // is no CUDA API's), or reached through a pointer (another unit's variable, a virtual table).
   CHECK(entriesOf(".extern .func (.param .b64 r) make_node(.param .b32 v);\n") == DeviceHeapEntries::FromL2);
+  CHECK(entriesOf(".extern .func (.param .b64 r) cuda_pool_alloc(.param .b32 v);\n") == DeviceHeapEntries::FromL2);
+  const std::string indirect =
+      "ld.global.u64 %rd2, [producer];\n{\n.param .b64 a;\nst.param.b64 [a], %rd1;\n"
+      "proto: .callprototype _ (.param .b64 _);\ncall %rd2, (a), proto;\n}\nret;";
+  CHECK(entriesOf(".extern .global .align 8 .u64 producer;\n", indirect) == DeviceHeapEntries::FromL2);
+  // In a whole program the same calls reach the module's own functions, and no other unit calls
+  // its .visible ones.
+  CHECK(entriesOf(".extern .global .align 8 .u64 producer;\n", indirect, true) == DeviceHeapEntries::ThroughL1);
+  CHECK(entriesOf(".visible .func (.param .b32 r) helper(.param .b64 p)\n{\nst.param.b32 [r], 0;\nret;\n}\n", "ret;",
+                  true) == DeviceHeapEntries::ThroughL1);
 }

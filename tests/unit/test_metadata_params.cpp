@@ -53,6 +53,11 @@ TEST_CASE("metadata parameters: none where a call may come from elsewhere", "[me
   // Its address taken: an indirect call, a virtual table.
   CHECK(paramsOf(put(), std::string(kCall) + "\nmov.u64 %rd2, put;").byFunction.empty());
   CHECK(paramsOf(put() + ".global .align 8 .u64 table[1] = {put};\n", kCall).byFunction.empty());
+  // Variadic: its last parameter, an unsized array, must stay last.
+  CHECK(paramsOf(".func sum(.param .b64 sum_p, .param .align 8 .b8 sum_va[])\n{\n.reg .b64 %rd<2>;\n"
+                 "ld.param.u64 %rd1, [sum_p];\nst.u32 [%rd1], 0;\nret;\n}\n",
+                 "{\n.param .b64 a0;\nst.param.b64 [a0+0], %rd1;\n.param .align 8 .b8 a1[8];\ncall.uni sum, (a0, a1);\n}")
+            .byFunction.empty());
   // A call whose pointer argument is not stored by one plain st.param.
   CHECK(paramsOf(put(), "{\n.param .b64 a0;\n.param .b32 a1;\n.param .b64 a2;\ncall.uni put, (a0, a1, a2);\n}")
             .byFunction.empty());
