@@ -134,6 +134,13 @@ std::string_view baseOriginName(BaseOrigin o) {
   return "?";
 }
 
+std::optional<ParamSlot> paramSlotRead(const Instruction& in) {
+  if (in.opcode != "ld" || spaceOfModifiers(in) != Space::Param || in.operands.size() < 2 ||
+      in.operands[1].kind != OperandKind::Address || in.operands[1].text.empty())
+    return std::nullopt;
+  return ParamSlot{in.operands[1].text, in.operands[1].value};
+}
+
 // ----------------------------------------------------------------------------- classification
 
 namespace {

@@ -66,6 +66,14 @@ enum class DefKind {
 enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Alloca, Unknown };
 std::string_view baseOriginName(BaseOrigin o);
 
+// The `.param` variable a `ld.param` reads, and at which byte offset ([name+offset]); nothing
+// for another instruction or address form.
+struct ParamSlot {
+  std::string name;
+  int64_t offset = 0;
+};
+std::optional<ParamSlot> paramSlotRead(const ptx::Instruction& in);
+
 // Definitions of 64-bit registers (generic, global and const addresses) and of 32-bit ones
 // (shared-space addresses). A 32-bit register is a pointer only when made from a variable's
 // symbol (`mov.u32 %r, tile`): loaded and computed 32-bit values are integers.

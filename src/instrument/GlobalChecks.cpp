@@ -115,12 +115,9 @@ class GlobalChecks {
             if (mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
     // ... and base definitions whose pointer a callee is given (it may access it generically).
     if (fc_.options.sharedWindowKnown)
-      for (const CallArgument& c : arguments) {
-        if (c.value.empty()) continue;
-        const std::unordered_set<std::string> from = pa_.withSources({c.value});
+      for (const CallArgument& c : arguments)
         for (size_t d = 0; d < pa_.defs().size(); ++d)
-          if (from.count(pa_.defs()[d].reg) && mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
-      }
+          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
     if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
@@ -273,6 +270,7 @@ class GlobalChecks {
     std::string value;                // the register stored into the argument ("" for an immediate)
     std::string immediate;            // else the immediate's text
     std::vector<std::string> params;  // the callee's metadata parameters for it: base, size, word
+    std::unordered_set<std::string> sources;  // `value` and the registers it is made from
   };
 
   std::vector<CallArgument> callArguments() const {
@@ -293,6 +291,7 @@ class GlobalChecks {
         a.call = i;
         if (v.kind == OperandKind::Name && pa_.registers().is64Bit(v.text)) a.value = v.text;
         else a.immediate = printOperand(v);
+        if (!a.value.empty()) a.sources = pa_.withSources({a.value});
         a.params = mp->of(c.callee->text, p.name);
         out.push_back(std::move(a));
       }
@@ -304,9 +303,9 @@ class GlobalChecks {
   // pass them.
   std::vector<std::string> passedMetadata(const PointerDef& d) const {
     if (d.origin != BaseOrigin::Parameter || !fc_.options.metadataParams) return {};
-    const auto& in = std::get<Instruction>(fc_.function.body[d.statement]);
-    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || in.operands[1].value != 0) return {};
-    return fc_.options.metadataParams->of(fc_.function.name, in.operands[1].text);
+    std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(fc_.function.body[d.statement]));
+    if (!slot || slot->offset != 0) return {};
+    return fc_.options.metadataParams->of(fc_.function.name, slot->name);
   }
 
   // The caller's side: before each call, the argument's metadata into the callee's metadata
@@ -320,9 +319,8 @@ class GlobalChecks {
       std::string text;
       MetadataRegs from;
       bool known = !a.value.empty();
-      if (known)
-        for (const auto& r : pa_.withSources({a.value}))
-          if (mayBeUnknown_.count(r)) known = false;
+      for (const auto& r : a.sources)
+        if (mayBeUnknown_.count(r)) known = false;
       if (known) {
         from = meta_.at(a.value);
       } else {
@@ -364,11 +362,11 @@ class GlobalChecks {
 
   // `d` loads one of the function's own parameters (not a call's return value).
   bool isOwnParameter(const PointerDef& d) const {
-    const auto& in = std::get<Instruction>(fc_.function.body[d.statement]);
-    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || !fc_.function.params) return false;
+    std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(fc_.function.body[d.statement]));
+    if (!slot || !fc_.function.params) return false;
     for (const auto& p : fc_.function.params->params)
       for (const auto& decl : p.declarators)
-        if (decl.name == in.operands[1].text) return true;
+        if (decl.name == slot->name) return true;
     return false;
   }
 

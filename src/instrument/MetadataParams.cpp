@@ -87,9 +87,8 @@ std::vector<MetadataParams::Param> pointerParams(const Function& f, const Symbol
   std::set<std::string> used;
   for (const auto& d : pa.defs()) {
     if (d.kind != DefKind::Base || d.origin != BaseOrigin::Parameter || !pa.relevant().count(d.reg)) continue;
-    const auto& in = std::get<Instruction>(f.body[d.statement]);
-    if (in.operands.size() < 2 || in.operands[1].kind != OperandKind::Address || in.operands[1].value != 0) continue;
-    if (scalar64.count(in.operands[1].text)) used.insert(in.operands[1].text);
+    std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(f.body[d.statement]));
+    if (slot && slot->offset == 0 && scalar64.count(slot->name)) used.insert(slot->name);
   }
   std::vector<MetadataParams::Param> out;
   for (size_t i = 0; i < f.params->params.size(); ++i) {
