@@ -76,9 +76,10 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   for (uint64_t slot : metadata.shadow().slots()) {
     if (!ok) break;
     CUdeviceptr table = t->secondLevelTable(slot);
-    const std::vector<uint32_t>* host = metadata.shadow().table(slot);
-    if (!table || !host) ok = false;
-    else step(d.cuMemcpyHtoDAsync(table, host->data(), kL2Bytes, t->stream_), "uploading the shadow map");
+    // (A pageable source: staged by the time the call returns.)
+    std::vector<uint32_t> host = metadata.shadow().table(slot);
+    if (!table) ok = false;
+    else step(d.cuMemcpyHtoDAsync(table, host.data(), kL2Bytes, t->stream_), "uploading the shadow map");
   }
   if (ok) {
     t->heapLogOffset_ = abi::kErrorHeaderBytes + size_t(maxErrors) * abi::kErrorRecordBytes;
@@ -127,17 +128,28 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     else
       order.kind = Order::Deferred;  // then before the next launch
   }
-  for (size_t i = 0; i < writes.size(); ++i) {
-    const auto& w = writes[i];
-    if (tables[i])
-      d_.check(d_.cuMemsetD32Async(tables[i] + uint64_t(w.first) * 4, w.value, w.count, target), "updating the shadow map");
-  }
   if (order.kind == Order::Deferred) {
+    for (size_t i = 0; i < writes.size(); ++i)
+      if (tables[i])
+        d_.check(d_.cuMemsetD32Async(tables[i] + uint64_t(writes[i].first) * 4, writes[i].value, writes[i].count, target),
+                 "updating the shadow map");
     copyEntries(metadata, entries);
   } else {
-    // Ordered changes are memsets of the words that change: their values are taken now (a
-    // captured stream replays them as they are), and no staging memory has to outlive a
-    // program's stream.
+    // Ordered changes take their values now (a captured stream replays them as they are), and
+    // no staging memory has to outlive a program's stream: a memset per long shadow run, and
+    // every other word that changes (a few shadow granules, the BST words) written by one
+    // batch of stream memory operations. (One call: an enqueue costs microseconds, and a
+    // stream-ordered allocation changes six words of its entry.)
+    std::vector<std::pair<CUdeviceptr, uint32_t>> words;
+    for (size_t i = 0; i < writes.size(); ++i) {
+      const auto& w = writes[i];
+      if (!tables[i]) continue;
+      CUdeviceptr at = tables[i] + uint64_t(w.first) * 4;
+      if (w.count <= kShortRun)
+        for (uint32_t k = 0; k < w.count; ++k) words.emplace_back(at + 4 * k, w.value);
+      else
+        d_.check(d_.cuMemsetD32Async(at, w.value, w.count, target), "updating the shadow map");
+    }
     for (uint32_t index : entries) {
       const abi::BstEntry& e = metadata.bst()[index];
       uint32_t now[kWords], before[kWords];
@@ -145,16 +157,43 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
       std::memcpy(before, &published_[index], sizeof before);
       CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
       for (unsigned k = 0; k < kWords; ++k)
-        if (now[k] != before[k])
-          d_.check(d_.cuMemsetD32Async(at + 4 * k, now[k], 1, target), "updating the base & size table");
+        if (now[k] != before[k]) words.emplace_back(at + 4 * k, now[k]);
       published_[index] = e;
     }
+    writeWords(words, target);
   }
   if (order.kind == Order::Deferred &&
       d_.check(d_.cuEventRecord(updated_, stream_), "recording a table update") == CUDA_SUCCESS)
     updatesInFlight_ = true;
   else if (order.kind == Order::Deferred)
     d_.check(d_.cuStreamSynchronize(stream_), "updating the device tables");  // no event: the host waits
+}
+
+void DeviceTables::writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>>& words, CUstream stream) {
+  size_t done = 0;
+  if (batchMemOps_) {
+    std::vector<CUstreamBatchMemOpParams> ops;
+    for (; done < words.size(); done += ops.size()) {
+      ops.clear();
+      for (size_t k = done; k < words.size() && ops.size() < kMaxBatch; ++k) {
+        CUstreamBatchMemOpParams op{};
+        op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+        op.writeValue.address = words[k].first;
+        op.writeValue.value = words[k].second;
+        op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+        ops.push_back(op);
+      }
+      CUresult r = d_.cuStreamBatchMemOp(stream, static_cast<unsigned>(ops.size()), ops.data(), 0);
+      if (r == CUDA_ERROR_NOT_SUPPORTED) {
+        // (A device or driver without stream memory operations: the same words by memsets.)
+        batchMemOps_ = false;
+        break;
+      }
+      d_.check(r, "updating cucatch's tables");
+    }
+  }
+  for (; done < words.size(); ++done)
+    d_.check(d_.cuMemsetD32Async(words[done].first, words[done].second, 1, stream), "updating cucatch's tables");
 }
 
 void DeviceTables::copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries) {

@@ -73,7 +73,14 @@ class DeviceTables {
   CUdeviceptr secondLevelTable(uint64_t slot);
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
+  // Ordered updates: the 32-bit words (address, value) written in `stream`'s order, in one
+  // batch of stream memory operations where the driver has them.
+  void writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>>& words, CUstream stream);
   static constexpr unsigned kWords = sizeof(abi::BstEntry) / 4;
+  // Shadow runs up to this long go into the batch word by word, longer ones are memsets.
+  static constexpr uint32_t kShortRun = 4;
+  static constexpr size_t kMaxBatch = 256;  // operations per cuStreamBatchMemOp
+  bool batchMemOps_ = true;
 
   const Driver& d_;
   CUcontext context_ = nullptr;

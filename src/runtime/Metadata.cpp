@@ -24,32 +24,60 @@ void forEachTableRun(uint64_t base, uint64_t size, Fn fn) {
 }
 }  // namespace
 
-void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
-  // A large allocation is a fill per table, not a loop of lookups.
-  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
-    auto it = tables_.find(slot);
-    if (it == tables_.end()) {
-      if (index == 0) return;  // unmapping something never mapped: nothing to do in this table
-      it = tables_.emplace(slot, std::vector<uint32_t>(kL2Entries, 0)).first;
+void ShadowMap::splitAt(uint64_t granule) {
+  auto it = runs_.upper_bound(granule);
+  if (it == runs_.begin()) return;
+  --it;
+  if (it->first < granule && granule < it->second.end) {
+    runs_.emplace(granule, it->second);
+    it->second.end = granule;
+  }
+}
+
+void ShadowMap::assign(uint64_t first, uint64_t end, uint32_t value) {
+  splitAt(first);
+  splitAt(end);
+  runs_.erase(runs_.lower_bound(first), runs_.lower_bound(end));
+  if (value == 0) return;
+  auto it = runs_.emplace(first, Run{end, value}).first;
+  if (auto next = std::next(it); next != runs_.end() && next->first == end && next->second.value == value) {
+    it->second.end = next->second.end;
+    runs_.erase(next);
+  }
+  if (it != runs_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end == first && prev->second.value == value) {
+      prev->second.end = it->second.end;
+      runs_.erase(it);
     }
-    std::fill_n(it->second.begin() + first, count, index);
+  }
+}
+
+void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
+  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
+    if (index == 0 && !slots_.count(slot)) return;  // unmapping something never mapped: nothing to do
+    slots_.insert(slot);
+    uint64_t at = (slot << abi::kShadowL2Bits) + first;
+    assign(at, at + count, index);
     recordWrite(slot, first, count, index);
   });
 }
 
 void ShadowMap::unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index) {
   forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
-    auto it = tables_.find(slot);
-    if (it == tables_.end()) return;
-    std::vector<uint32_t>& t = it->second;
-    for (uint32_t k = first, end = first + count; k < end;) {
-      if (t[k] != index) {
-        ++k;
-        continue;
-      }
-      uint32_t start = k;
-      while (k < end && t[k] == index) t[k++] = 0;
-      recordWrite(slot, start, k - start, 0);
+    if (!slots_.count(slot)) return;
+    uint64_t from = (slot << abi::kShadowL2Bits) + first, to = from + count;
+    // The parts of [from, to) that map to `index`, in increasing order.
+    std::vector<std::pair<uint64_t, uint64_t>> parts;
+    auto it = runs_.upper_bound(from);
+    if (it != runs_.begin()) --it;
+    for (; it != runs_.end() && it->first < to; ++it) {
+      uint64_t lo = std::max(it->first, from), hi = std::min(it->second.end, to);
+      if (lo < hi && it->second.value == index) parts.emplace_back(lo, hi);
+    }
+    for (auto [lo, hi] : parts) {
+      assign(lo, hi, 0);
+      recordWrite(slot, static_cast<uint32_t>(lo - (slot << abi::kShadowL2Bits)), static_cast<uint32_t>(hi - lo), 0);
     }
   });
 }
@@ -64,8 +92,10 @@ void ShadowMap::recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint3
 
 uint32_t ShadowMap::lookup(uint64_t address) const {
   uint64_t g = untag(address) >> abi::kShadowGranuleShift;
-  auto it = tables_.find(g >> abi::kShadowL2Bits);
-  return it == tables_.end() ? 0 : it->second[g & (kL2Entries - 1)];
+  auto it = runs_.upper_bound(g);
+  if (it == runs_.begin()) return 0;
+  --it;
+  return g < it->second.end ? it->second.value : 0;
 }
 
 std::vector<ShadowMap::Write> ShadowMap::takeWrites() {
@@ -74,17 +104,19 @@ std::vector<ShadowMap::Write> ShadowMap::takeWrites() {
   return out;
 }
 
-const std::vector<uint32_t>* ShadowMap::table(uint64_t l1Slot) const {
-  auto it = tables_.find(l1Slot);
-  return it == tables_.end() ? nullptr : &it->second;
-}
-
-std::vector<uint64_t> ShadowMap::slots() const {
-  std::vector<uint64_t> out;
-  for (const auto& [slot, table] : tables_) out.push_back(slot);
-  std::sort(out.begin(), out.end());
+std::vector<uint32_t> ShadowMap::table(uint64_t l1Slot) const {
+  std::vector<uint32_t> out(kL2Entries, 0);
+  uint64_t from = l1Slot << abi::kShadowL2Bits, to = from + kL2Entries;
+  auto it = runs_.upper_bound(from);
+  if (it != runs_.begin()) --it;
+  for (; it != runs_.end() && it->first < to; ++it) {
+    uint64_t lo = std::max(it->first, from), hi = std::min(it->second.end, to);
+    if (lo < hi) std::fill(out.begin() + static_cast<ptrdiff_t>(lo - from), out.begin() + static_cast<ptrdiff_t>(hi - from), it->second.value);
+  }
   return out;
 }
+
+std::vector<uint64_t> ShadowMap::slots() const { return {slots_.begin(), slots_.end()}; }
 
 // ----------------------------------------------------------------------------- allocations
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,8 +28,11 @@ inline uint64_t untag(uint64_t p) { return p & abi::kAddressMask; }
 inline uint64_t withTag(uint64_t p, uint8_t tag) { return untag(p) | (uint64_t(tag) << abi::kTagShift); }
 
 // ---- shadow map ---------------------------------------------------------------------------
-// Host mirror of the two-level map: granule (32 B) -> BST index. Second-level tables exist
-// only where something was mapped; every other first-level slot is the shared zero table.
+// Host mirror of the two-level map: granule (32 B) -> BST index. Kept as runs of granules
+// (one per allocation, give or take its padding), not as the device's dense tables: a 1 MiB
+// allocation is 32768 granules, and filling them on the host cost more than the real
+// cudaMalloc (bench/host). The device's second-level tables exist only where something was
+// mapped; every other first-level slot is the shared zero table.
 class ShadowMap {
  public:
   static constexpr uint64_t kGranule = uint64_t(1) << abi::kShadowGranuleShift;
@@ -52,15 +56,27 @@ class ShadowMap {
     bool operator==(const Write&) const = default;
   };
   std::vector<Write> takeWrites();
-  const std::vector<uint32_t>* table(uint64_t l1Slot) const;
+  // The second-level table of `l1Slot` as the device holds it (kL2Entries indices): what a
+  // context that appears later uploads.
+  std::vector<uint32_t> table(uint64_t l1Slot) const;
   // The first-level slots that have a second-level table, in increasing order.
   std::vector<uint64_t> slots() const;
-  size_t tables() const { return tables_.size(); }
+  size_t tables() const { return slots_.size(); }
 
  private:
+  // Granules [first, end) map to `value` (never 0: unmapped granules have no run).
+  struct Run {
+    uint64_t end;
+    uint32_t value;
+  };
+  // Makes granules [first, end) map to `value`, merging it with equal neighbours.
+  void assign(uint64_t first, uint64_t end, uint32_t value);
+  // Cuts the run that holds `granule` (not at its start) in two there.
+  void splitAt(uint64_t granule);
   // Appends a write, extending the last one where it continues it.
   void recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint32_t value);
-  std::unordered_map<uint64_t, std::vector<uint32_t>> tables_;
+  std::map<uint64_t, Run> runs_;  // by first granule; disjoint
+  std::set<uint64_t> slots_;      // first-level slots ever mapped (the device made a table)
   std::vector<Write> writes_;
 };
 

@@ -85,7 +85,7 @@ struct Runtime {
     for (const auto& w : meta.shadow().takeWrites()) slots.insert(w.l1Slot);
     for (uint64_t slot : slots) {
       if (!l2.count(slot)) CU(cuMemAlloc(&l2[slot], kL2Bytes));
-      CU(cuMemcpyHtoD(l2[slot], meta.shadow().table(slot)->data(), kL2Bytes));
+      CU(cuMemcpyHtoD(l2[slot], meta.shadow().table(slot).data(), kL2Bytes));
       l1Host[slot] = l2[slot];
     }
     CU(cuMemcpyHtoD(l1, l1Host.data(), l1Host.size() * 8));
