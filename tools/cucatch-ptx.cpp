@@ -112,6 +112,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"received", s.metadataParameters, "pointer parameters given their bounds by every caller, not read from the tables"},
       {"window bases", s.sharedWindowBases,
        "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
+      {"frame bases", s.liveFrameBases,
+       "generic pointers of unknown origin in kernels bounded by the kernel's own frame where isspacep places them in "
+       "local memory (use after scope)"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
       {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };

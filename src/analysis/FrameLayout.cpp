@@ -90,4 +90,19 @@ std::optional<LocalObject> FrameLayout::objectOf(const AccessSite& a) const {
   return LocalObject{frame, start, end - start};
 }
 
+std::optional<LiveLocalBound> liveLocalBound(const Function& f) {
+  if (!f.isEntry) return std::nullopt;
+  std::optional<std::string> frame;
+  for (const auto& s : f.body) {
+    if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "alloca") return std::nullopt;
+    const auto* v = std::get_if<VariableDecl>(&s);
+    if (!v || v->space != ".local") continue;
+    for (const auto& d : v->declarators) {
+      if (frame) return std::nullopt;
+      frame = d.name;
+    }
+  }
+  return LiveLocalBound{frame.value_or("")};
+}
+
 }  // namespace cucatch::analysis

@@ -52,4 +52,19 @@ class FrameLayout {
   std::map<std::string, std::set<uint64_t>> starts_;
 };
 
+// The local memory that is live while kernel `f` itself runs (not a function it called): its
+// own frame only, since no caller's frame exists and every callee has returned. Any other
+// local address a kernel meets is in the frame of a function that has returned, or was never
+// made: a pointer to it is used after its scope. That frame is the kernel's only local variable
+// (nvcc's `__local_depot<n>`), `frame`; or none at all (`frame` empty), for a kernel with no
+// local variable, which has nothing in its frame a pointer could point to. Unknown (nullopt)
+// for a device function (its callers' frames are live too, and where they lie is ptxas' choice:
+// on the H100, a callee's frame was seen below its caller's and, at -O2 with no recursion,
+// above it), and for a kernel that makes an alloca (its blocks are live too) or has several
+// local variables.
+struct LiveLocalBound {
+  std::string frame;
+};
+std::optional<LiveLocalBound> liveLocalBound(const ptx::Function& f);
+
 }  // namespace cucatch::analysis

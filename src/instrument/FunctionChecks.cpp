@@ -237,4 +237,22 @@ void FunctionChecks::finish() {
   ++unit.stats.functions;
 }
 
+std::vector<std::string> FunctionChecks::passedMetadata(const analysis::PointerDef& d) const {
+  if (d.origin != analysis::BaseOrigin::Parameter || !options.metadataParams) return {};
+  std::optional<analysis::ParamSlot> slot = analysis::paramSlotRead(std::get<Instruction>(function.body[d.statement]));
+  if (!slot || slot->offset != 0) return {};
+  return options.metadataParams->of(function.name, slot->name);
+}
+
+bool FunctionChecks::localThroughPassedPointer(const analysis::AccessSite& a) const {
+  if (a.access.space != Space::Local || !a.access.uncheckable.empty() || a.addressRegister.empty() ||
+      !analysis.registers().is64Bit(a.addressRegister) || a.reachingDefs.empty() || a.reachedByUndefined)
+    return false;
+  for (size_t d : a.reachingDefs) {
+    const analysis::PointerDef& def = analysis.defs()[d];
+    if (def.kind != analysis::DefKind::Base || passedMetadata(def).empty()) return false;
+  }
+  return true;
+}
+
 }  // namespace cucatch::instrument

@@ -93,6 +93,15 @@ class FunctionChecks {
     if (symbol == CUCATCH_DYNAMIC_SMEM_SYMBOL) unit.usesSharedWindow = true;
   }
 
+  // The metadata parameters (base, size, word) that the callers of this function fill for the
+  // parameter `d` loads (MetadataParams.h); none where `d` is not such a load.
+  std::vector<std::string> passedMetadata(const analysis::PointerDef& d) const;
+  // A local-space access through a pointer this function was given with its bounds, converted
+  // to a local address here (`cvta.to.local` of the parameter: nvcc emits it where every caller
+  // passes a local pointer): GlobalChecks checks it against those bounds, moved to local
+  // addresses, not LocalChecks (which knows only the function's own frame).
+  bool localThroughPassedPointer(const analysis::AccessSite& a) const;
+
   // The byte offset in access `a`'s address operand ([%r+offset]).
   int64_t offsetOf(const analysis::AccessSite& a) const;
   // What one range check for `group` covers: from its lowest offset, `span` bytes to the end of

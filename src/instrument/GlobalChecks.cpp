@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/FrameLayout.h"
 #include "analysis/LoopRanges.h"
 #include "instrument/MetadataParams.h"
 #include "instrument/Sequences.h"
@@ -81,17 +82,19 @@ class GlobalChecks {
       // the program's accesses nor counted as such.
       if (std::get<Instruction>(fc_.function.body[a.statement]).loc.line == 0) continue;
       if (a.access.space == Space::Shared || a.access.space == Space::SharedCluster) continue;  // SharedChecks
-      if (a.access.space == Space::Local) continue;                                              // LocalChecks
+      // (Local: LocalChecks', except through a pointer given with its bounds and converted here.)
+      bool passedLocal = fc_.localThroughPassedPointer(a);
+      if (a.access.space == Space::Local && !passedLocal) continue;
       if (staticallyInBounds(a)) {
         ++result.stats.provenInBounds;
         continue;
       }
-      std::string_view why = uncheckedReason(a, pa_, symbols_);
+      std::string_view why = passedLocal ? std::string_view() : uncheckedReason(a, pa_, symbols_);
       if (why.empty() && a.pointerSpace == Space::SharedCluster && !variableMetadata(a.addressRegister, Space::Shared))
         why = "generic pointer into distributed shared memory, not made from a shared variable";
       // A generic pointer into this function's frame: checked where its metadata is the frame's
       // (cvta.local of the local variable's address); one a callee was given is not known here.
-      if (why.empty() && a.pointerSpace == Space::Local && !variableMetadata(a.addressRegister, Space::Local))
+      if (why.empty() && a.pointerSpace == Space::Local && !passedLocal && !variableMetadata(a.addressRegister, Space::Local))
         why = "generic pointer into local memory, not made from a local variable of known size";
       if (!why.empty()) {
         ++result.stats.unchecked[std::string(why)];
@@ -112,13 +115,28 @@ class GlobalChecks {
       for (const AccessSite* a : checked)
         if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
           for (size_t d : a->reachingDefs)
-            if (mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
+            if (mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
     // ... and base definitions whose pointer a callee is given (it may access it generically).
     if (fc_.options.sharedWindowKnown)
       for (const CallArgument& c : arguments)
         for (size_t d = 0; d < pa_.defs().size(); ++d)
-          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoSharedWindow(pa_.defs()[d])) windowBases.insert(d);
+          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
     if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
+    // The same bases, in a kernel, where the pointer turns out to be in the thread's local
+    // window: bounded by the kernel's own frame, the only local memory live there (a use after
+    // scope fails).
+    std::unordered_set<size_t> frameBases;
+    if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
+      for (const AccessSite* a : checked)
+        if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
+          for (size_t d : a->reachingDefs)
+            if (mayPointIntoWindow(pa_.defs()[d])) frameBases.insert(d);
+      for (const CallArgument& c : arguments)
+        for (size_t d = 0; d < pa_.defs().size(); ++d)
+          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) frameBases.insert(d);
+      uint64_t bytes = bound->frame.empty() ? 0 : symbols_.at(bound->frame).size;
+      liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false)};
+    }
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
     // In a fixed order, so that the output does not depend on hashing.
@@ -155,6 +173,11 @@ class GlobalChecks {
               after[d.statement] += cvtaMetadata(to, meta_.at(d.sources[0]), "mapa.u64", g, d.mapaRank);
             else
               after[d.statement] += unknownFor(d, to, g);
+          } else if (d.spaceFromCvta && !d.cvtaToGeneric && d.space == Space::Local && g.empty()) {
+            // A generic pointer made a local address: its bounds move with it where they are
+            // local memory's (a frame its caller passed); otherwise nothing is known.
+            mayBeUnknown_.insert(d.reg);
+            after[d.statement] += localCvtaMetadata(regs, to, meta_.at(d.sources[0]));
           } else if (d.spaceFromCvta && d.space != Space::Global) {
             if (d.cvtaToGeneric && (d.space == Space::Shared || d.space == Space::Const || d.space == Space::Local) &&
                 onlyVariablesOf(d.space, d.sources[0]))
@@ -198,11 +221,13 @@ class GlobalChecks {
             // local address that is not a variable's).
             after[d.statement] += unknownFor(d, to, g);
           } else {
-            bool window = windowBases.count(index) != 0;
+            bool window = windowBases.count(index) != 0, frames = frameBases.count(index) != 0;
             after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
-                                                   window ? fc_.options.dynamicShared : "");
+                                                   window ? fc_.options.dynamicShared : "",
+                                                   frames ? liveFrames_ : LiveFrames{});
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
+            result.stats.liveFrameBases += frames;
           }
           break;
         }
@@ -301,12 +326,7 @@ class GlobalChecks {
 
   // The callee's side: the metadata parameters of the parameter `d` loads, where its callers
   // pass them.
-  std::vector<std::string> passedMetadata(const PointerDef& d) const {
-    if (d.origin != BaseOrigin::Parameter || !fc_.options.metadataParams) return {};
-    std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(fc_.function.body[d.statement]));
-    if (!slot || slot->offset != 0) return {};
-    return fc_.options.metadataParams->of(fc_.function.name, slot->name);
-  }
+  std::vector<std::string> passedMetadata(const PointerDef& d) const { return fc_.passedMetadata(d); }
 
   // The caller's side: before each call, the argument's metadata into the callee's metadata
   // parameters. The argument register's own metadata where every definition it may come from
@@ -331,7 +351,7 @@ class GlobalChecks {
           text += fmt::format("mov.b64 {}, {};\n", value, a.immediate);
         }
         text += readMetadata(fc_.regs, from, value, "", fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
-                             fc_.options.sharedWindowKnown ? fc_.options.dynamicShared : "");
+                             fc_.options.sharedWindowKnown ? fc_.options.dynamicShared : "", liveFrames_);
         if (fc_.options.sharedWindowKnown) fc_.useSharedWindow(fc_.options.dynamicShared);
         scratchDeclared = true;
         ++fc_.unit.stats.metadataReads;
@@ -350,11 +370,11 @@ class GlobalChecks {
       fc_.declarations += fmt::format(".reg .b64 {0}cb, {0}cs, {0}cv;\n.reg .b32 {0}cm;\n", kMetaPrefix);
   }
 
-  // Where a generic pointer this base makes may point into the block's shared window: a pointer
-  // of unknown origin (not a variable's symbol, not an alloca's local address, not a parameter
-  // whose callers pass its metadata, not a kernel's parameter: the host cannot make a pointer
-  // into a block's shared memory).
-  bool mayPointIntoSharedWindow(const PointerDef& d) const {
+  // Where a generic pointer this base makes may point into the block's shared window or the
+  // thread's local window: a pointer of unknown origin (not a variable's symbol, not an
+  // alloca's local address, not a parameter whose callers pass its metadata, not a kernel's
+  // parameter: the host cannot make a pointer into a block's shared memory or a thread's stack).
+  bool mayPointIntoWindow(const PointerDef& d) const {
     if (d.kind != DefKind::Base || d.origin == BaseOrigin::Symbol || d.origin == BaseOrigin::Alloca) return false;
     if (d.origin == BaseOrigin::Parameter && fc_.function.isEntry && isOwnParameter(d)) return false;
     return passedMetadata(d).empty();
@@ -566,6 +586,9 @@ class GlobalChecks {
   std::unordered_set<std::string> mayBeUnknown_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
+  // The bounds a local-window pointer of unknown origin gets (none where it is not known how far
+  // down live frames reach, analysis::liveLocalBound).
+  LiveFrames liveFrames_;
 };
 
 }  // namespace

@@ -28,6 +28,7 @@ class LocalChecks {
     Stats& stats = fc_.unit.stats;
     for (const auto& a : pa_.accesses()) {
       if (a.access.space != Space::Local) continue;
+      if (fc_.localThroughPassedPointer(a)) continue;  // GlobalChecks', with the bounds passed
       std::string variable = variableOf(a);
       if (!a.access.uncheckable.empty()) {
         ++stats.unchecked[std::string(a.access.uncheckable)];

@@ -120,6 +120,21 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
                      fmt::arg("fs", from.size), fmt::arg("tm", to.meta), fmt::arg("fm", from.meta));
 }
 
+std::string localCvtaMetadata(const FunctionRegs& r, const MetadataRegs& to, const MetadataRegs& from) {
+  // (`to` may be `from`: each register is read before it is written.)
+  return fmt::format(
+      "isspacep.local {q}, {fb};\n"
+      "@{q} cvta.to.local.u64 {tb}, {fb};\n"
+      "@!{q} mov.u64 {tb}, 0;\n"
+      "@{q} mov.b64 {ts}, {fs};\n"
+      "@!{q} mov.u64 {ts}, {all};\n"
+      "@{q} mov.b32 {tm}, {fm};\n"
+      "@!{q} mov.u32 {tm}, {live};\n",
+      fmt::arg("q", r.q(2)), fmt::arg("tb", to.base), fmt::arg("fb", from.base), fmt::arg("ts", to.size),
+      fmt::arg("fs", from.size), fmt::arg("tm", to.meta), fmt::arg("fm", from.meta), fmt::arg("all", kUnknownSize),
+      fmt::arg("live", kLiveMeta));
+}
+
 namespace {
 
 // After READMETADATA's walk (t1 the untagged address, t6/t7/u5 the metadata found): where t1 is
@@ -146,11 +161,28 @@ std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynam
              fmt::arg("window", kSharedWindowMeta));
 }
 
+// A generic address (t1, untagged) that isspacep.local places in the thread's local window:
+// bounded by the kernel's own frame, the only local memory live while the kernel itself runs;
+// where it has none, by an empty range at abi::kNoLiveLocal, above every address. No table
+// describes local memory, and the table walk gave it entry 0, which passes everything there.
+std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames) {
+  std::string base = frames.frame.empty()
+                         ? fmt::format("@{} mov.u64 {}, {};\n", r.q(2), r.t(6), abi::kNoLiveLocal)
+                         : fmt::format("@{0} mov.u64 {1}, {2};\n@{0} cvta.local.u64 {1}, {1};\n", r.q(2), r.t(6), frames.frame);
+  return fmt::format("isspacep.local {q2}, {t1};\n", fmt::arg("q2", r.q(2)), fmt::arg("t1", r.t(1))) + base +
+         fmt::format("@{q2} mov.u64 {t7}, {bytes};\n"
+                     "@{q2} mov.u32 {u5}, {meta};\n",
+                     fmt::arg("q2", r.q(2)), fmt::arg("t7", r.t(7)), fmt::arg("u5", r.u(5)),
+                     fmt::arg("bytes", frames.bytes),
+                     fmt::arg("meta", abi::kMetaStateLiveFrames << abi::kMetaStateShift |
+                                          static_cast<uint32_t>(frames.objectId) << abi::kMetaTagShift));
+}
+
 }  // namespace
 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
                          const std::string& g, const std::string& directLabel, DeviceHeapEntries heapEntries,
-                         const std::string& dynamicShared) {
+                         const std::string& dynamicShared, const LiveFrames& frames) {
   // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2 the pointer's tag,
   // u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
@@ -245,7 +277,8 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("firstTemporal", abi::kFirstTemporalTag),
       fmt::arg("temporalTags", abi::kLastTemporalTag - abi::kFirstTemporalTag + 1),
       fmt::arg("bad", abi::kMetaVerdictBad), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
-      fmt::arg("window", dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)));
+      fmt::arg("window", (dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)) +
+                             (frames.on ? liveFramesMetadata(r, frames) : std::string())));
 }
 
 namespace {

@@ -66,6 +66,10 @@ std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to,
 // "mapa.u64" and `rank` the block's rank operand.
 std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const std::string& cvta,
                          const std::string& guard, const std::string& rank = "");
+// Metadata of a generic pointer made a local address (`cvta.to.local`): where `from`'s base is in
+// the thread's local window (a frame's bounds, as generic addresses), the same bounds as local
+// addresses; otherwise unknown (they describe something else: entry 0's, an allocation's).
+std::string localCvtaMetadata(const FunctionRegs& r, const MetadataRegs& to, const MetadataRegs& from);
 // READMETADATA: decode the tag of `pointer`; tags 16..255 index the BST directly, others go
 // through the shadow map by untagged address; then load the BST entry and decide the verdict
 // (freed allocation, temporal tag mismatch) that every access through this base will share.
@@ -73,11 +77,21 @@ std::string cvtaMetadata(const MetadataRegs& to, const MetadataRegs& from, const
 // places in this block's shared window is given the window's bounds instead
 // (sharedWindowBounds, as generic addresses): a generic pointer of unknown origin may point into
 // shared memory, which no table describes.
+// With `frames` (analysis::liveLocalBound: in a kernel), a pointer that isspacep.local places in
+// the thread's local window is given the bounds of the local memory live there
+// (liveFramesMetadata): the kernel's own frame, or none, so that an address elsewhere, in a frame
+// that has returned, fails as a use after scope.
 // `directLabel` is a fresh label (where direct-index pointers skip the shadow walk).
 // `heapEntries` says how a device-heap block's entry is read (DeviceHeapEntries).
+struct LiveFrames {
+  bool on = false;
+  std::string frame;     // the live frame's symbol; empty: no local address is live
+  uint64_t bytes = 0;    // its size
+  uint8_t objectId = 0;  // the frame's object in the unit (UnitResult::objectId), for the report
+};
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
                          const std::string& guard, const std::string& directLabel, DeviceHeapEntries heapEntries,
-                         const std::string& dynamicShared = "");
+                         const std::string& dynamicShared = "", const LiveFrames& frames = {});
 
 // A check as inserted: `inlined` goes before the access (the comparison and one branch: all a
 // passing thread runs), `outOfLine` at the function's end, before the report block (what only

@@ -92,6 +92,10 @@ struct Stats {
   // 32-bit addresses not made from a variable, checked against that window.
   size_t sharedWindowBases = 0;
   size_t sharedWindowAccesses = 0;
+  // Base definitions of generic pointers of unknown origin in kernels that, where isspacep
+  // places them in local memory, are bounded by the kernel's own frame, the only local memory
+  // live there (an address elsewhere is in a frame that has returned: use after scope).
+  size_t liveFrameBases = 0;
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module

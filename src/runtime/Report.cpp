@@ -82,6 +82,7 @@ std::string_view violationKindName(ViolationKind k) {
   switch (k) {
     case ViolationKind::OutOfBounds: return "out-of-bounds";
     case ViolationKind::UseAfterFree: return "use-after-free";
+    case ViolationKind::UseAfterScope: return "use-after-scope";
     case ViolationKind::NullPointer: return "null-pointer-dereference";
     case ViolationKind::DoubleFree: return "double-free";
     case ViolationKind::InvalidFree: return "invalid-free";
@@ -94,11 +95,18 @@ bool checkedAgainstSharedWindow(const abi::ErrorRecord& r) {
   return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateSharedWindow;
 }
 
+bool checkedAgainstLiveFrames(const abi::ErrorRecord& r) {
+  return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateLiveFrames;
+}
+
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
   Violation v;
   v.sharedWindow = checkedAgainstSharedWindow(r);
+  v.liveFrames = checkedAgainstLiveFrames(r);
   uint32_t verdict = r.meta & abi::kMetaVerdictMask;
   v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
+  // Outside the local memory live in the kernel: in a frame that has returned.
+  if (v.liveFrames) v.kind = ViolationKind::UseAfterScope;
   // Checked against entry 0 (no allocation there) and inside the null page.
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
     v.kind = ViolationKind::NullPointer;
@@ -235,6 +243,7 @@ std::string objectLine(const Violation& v) {
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
   if (v.sharedWindow) return " in shared memory";
+  if (v.liveFrames) return " in local memory";
   if (v.heapBlock) return " in device heap memory";
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
@@ -300,6 +309,7 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
   switch (v.kind) {
     case ViolationKind::OutOfBounds:
     case ViolationKind::UseAfterFree:
+    case ViolationKind::UseAfterScope:
     case ViolationKind::NullPointer: {
       out += fmt::format("cucatch: ERROR: {} {} of {} bytes{} at {}\n", violationKindName(v.kind), v.access, v.size,
                          windowName(v), hex(v.address));
@@ -325,6 +335,19 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.heapBlock->base, v.heapBlock->size),
                            heapBlockLine(*v.heapBlock));
         heapCalls(out, *v.heapBlock);
+      } else if (v.liveFrames && v.checkedBase == abi::kNoLiveLocal) {
+        out += fmt::format("cucatch:   the address is in local memory, and {} has no local memory of its own (a kernel "
+                           "with no local variable; no function it called is still running): it is in the frame of a "
+                           "function that has returned (a pointer to its local memory used after it returned)\n",
+                           v.site ? demangle(v.site->function) : std::string("the kernel"));
+      } else if (v.liveFrames) {
+        std::string frame = v.lowestFrame ? fmt::format("the {}-byte local frame of {} ('{}')", v.lowestFrame->objectBytes,
+                                                        demangle(v.lowestFrame->function), v.lowestFrame->object)
+                                          : std::string("the kernel's local frame");
+        out += fmt::format("cucatch:   address is {} {}, the only local memory live in the kernel (no function it called "
+                           "is still running): it is in the frame of a function that has returned (a pointer to its "
+                           "local memory used after it returned), or past the kernel's own arrays\n",
+                           relation(v, v.checkedBase, v.checkedSize), frame);
       } else if (v.sharedWindow) {
         out += fmt::format("cucatch:   address is {} this block's shared memory ({} bytes at this launch, static and "
                            "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
@@ -435,6 +458,21 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"base", hex(v.checkedBase)},
                    {"size", v.checkedSize},
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
+  if (v.liveFrames) {
+    // The local memory live in the kernel (its frame), and where the address is from it; or
+    // that the kernel has none.
+    nlohmann::json f;
+    if (v.site) f["function"] = demangle(v.site->function);
+    if (v.checkedBase == abi::kNoLiveLocal) {
+      f["no_local_memory"] = true;
+    } else {
+      f["base"] = hex(v.checkedBase);
+      f["size"] = v.checkedSize;
+      f["offset"] = static_cast<int64_t>(v.address - v.checkedBase);
+      if (v.lowestFrame) f["name"] = v.lowestFrame->object;
+    }
+    j["live_frame"] = f;
+  }
   const Site* object = v.passedObject ? v.passedObject : v.site && !v.site->object.empty() ? v.site : nullptr;
   if (!v.sharedWindow && !v.allocation && object && v.kind == ViolationKind::OutOfBounds) {
     j["object"] = {{"name", demangle(object->object)},

@@ -74,7 +74,7 @@ struct DeviceHeapBlock {
   std::optional<DeviceHeapCall> allocated, freed;
 };
 
-enum class ViolationKind { OutOfBounds, UseAfterFree, NullPointer, DoubleFree, InvalidFree, Leak };
+enum class ViolationKind { OutOfBounds, UseAfterFree, UseAfterScope, NullPointer, DoubleFree, InvalidFree, Leak };
 std::string_view violationKindName(ViolationKind k);
 
 struct Violation {
@@ -98,6 +98,11 @@ struct Violation {
   // Checked against the block's whole shared memory (abi::kMetaStateSharedWindow): a shared
   // address of unknown origin.
   bool sharedWindow = false;
+  // Checked against the local memory live in a kernel (abi::kMetaStateLiveFrames): a local
+  // address of unknown origin in a kernel, bounded by `lowestFrame`, the kernel's own frame (a
+  // Site naming it: its function and symbol), or by none.
+  bool liveFrames = false;
+  const Site* lowestFrame = nullptr;
   // Checked against a part of the dynamic shared memory: where the part starts in the region.
   uint64_t partOffset = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
@@ -112,6 +117,8 @@ struct Violation {
 
 // The record's access was checked against the block's shared window (abi::kMetaStateSharedWindow).
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& record);
+// ... against the local memory live in a kernel (abi::kMetaStateLiveFrames).
+bool checkedAgainstLiveFrames(const abi::ErrorRecord& record);
 // Turns an error record into a violation; `site` and `allocation` are looked up by the caller
 // (a refused device free, abi::kAccessFree, is a double or an invalid free).
 Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::string module,

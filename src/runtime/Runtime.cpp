@@ -927,12 +927,15 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     bool heap = isDeviceHeapTag(pointerTag) && entryTag == pointerTag && !(site && site->inWindow());
     // A variable's bounds (a __shared__ array, a local frame): entryTag names it in the unit.
     bool variable = ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateVariable;
-    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable
+    // The thread's live frames (a local address of unknown origin): entryTag names the lowest.
+    bool frames = checkedAgainstLiveFrames(r);
+    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable || frames
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
-    if (variable && site && site->object.empty() && entryTag != 0 && entryTag <= table->objects.size())
-      found.back().passedObject = &table->objects[entryTag - 1];
+    const Site* object = table && entryTag != 0 && entryTag <= table->objects.size() ? &table->objects[entryTag - 1] : nullptr;
+    if (variable && site && site->object.empty()) found.back().passedObject = object;
+    if (frames) found.back().lowestFrame = object;
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();

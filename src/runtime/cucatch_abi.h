@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 7;
+CUCATCH_CONST uint32_t kAbiVersion = 8;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -129,6 +129,14 @@ CUCATCH_CONST unsigned kMetaStateSharedWindow = 0x80;
  * objects (the site table's "objects"), 0 where the unit has more than 255. How a function that
  * was given the pointer (and its bounds, by its caller) names the variable in a report. */
 CUCATCH_CONST unsigned kMetaStateVariable = 0x40;
+/* The state byte of a metadata word whose bounds are the local memory live while a kernel itself
+ * runs (not a function it called): a generic pointer of unknown origin that isspacep.local placed
+ * in the thread's local window, in a kernel. The bounds are the kernel's own frame (its only local
+ * variable, as generic addresses), or, for a kernel with no local variable, an empty range at
+ * kNoLiveLocal; an address outside is in a frame that has returned (a use after scope). The tag
+ * byte names the frame as kMetaStateVariable's does (0 for none). */
+CUCATCH_CONST unsigned kMetaStateLiveFrames = 0x20;
+CUCATCH_CONST uint64_t kNoLiveLocal = 1ull << 56; /* above every untagged address */
 /* kAccessFree: a device free refused (double or invalid); the record's base and size are the
  * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2, kAccessFree = 3 };

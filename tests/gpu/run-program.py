@@ -4,7 +4,7 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
@@ -14,7 +14,9 @@
       demangled name ends with "NAME") in that space (global, shared, const, local), with part=: its
       part at that offset (dynamic shared memory carved, --shared-parts), with frame_offset=: the
       array of the frame NAME at that offset (--local-objects), or with window=:
-      checked against that space's whole window (a shared address of unknown origin).
+      checked against that space's whole window (a shared address of unknown origin), or with
+      frame=: checked against the local memory live in kernel FUNCTION (its demangled name starts
+      with FUNCTION): its own frame, or none (a use after scope).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -195,7 +197,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = window = part = frame_offset = None
+    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -212,6 +214,8 @@ def main():
             part = int(w[len("part="):])
         if w.startswith("frame_offset="):
             frame_offset = int(w[len("frame_offset="):])
+        if w.startswith("frame="):
+            frame = w[len("frame="):]
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
@@ -249,6 +253,11 @@ def main():
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
             return None if "offset_from_null" in e else "no offset_from_null"
+        if frame:
+            f = e.get("live_frame", {})
+            if not f.get("function", "").startswith(frame):
+                return f"live frame {f}, expected kernel {frame}'s"
+            return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected frames"
         if window:
             w = e.get("window", {})
             if w.get("space") != window or "offset" not in w:

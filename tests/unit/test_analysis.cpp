@@ -564,6 +564,29 @@ $L__loop:
   CHECK_FALSE(object(3));  // the frame register itself: no array
 }
 
+TEST_CASE("live local bound: a kernel's only local variable, or none; nothing known in a device function", "[analysis]") {
+  // (While a kernel itself runs, its own frame is the only live local memory: GlobalChecks
+  // bounds its local-window pointers of unknown origin by it.)
+  auto bound = [](const std::string& body) { return liveLocalBound(*analyse(body).function); };
+  auto frame = bound("\t.local .align 4 .b8 __local_depot0[32];\n\tmov.u64 %rd1, __local_depot0;\n");
+  REQUIRE(frame);
+  CHECK(frame->frame == "__local_depot0");
+  // A kernel with no local memory: nothing in its frame a pointer could point to.
+  auto none = bound("\tld.param.u64 %rd1, [p0];\n");
+  REQUIRE(none);
+  CHECK(none->frame.empty());
+  // A device function: its callers' frames are live too, wherever ptxas put them.
+  auto device = analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n"
+                              ".visible .func f(.param .b64 f_p)\n{\n\t.local .align 4 .b8 __local_depot0[32];\n"
+                              "\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [f_p];\n\tst.u32 [%rd1], 1;\n\tret;\n}\n");
+  CHECK_FALSE(liveLocalBound(*device.function));
+  // An alloca's blocks are live too.
+  CHECK_FALSE(bound("\t.local .align 4 .b8 __local_depot0[32];\n\talloca.u64 %rd1, 16, 8;\n\tst.local.u32 [%rd1], 1;\n"));
+  CHECK_FALSE(bound("\talloca.u64 %rd1, 16, 8;\n\tst.local.u32 [%rd1], 1;\n"));
+  // Two local variables: not one frame.
+  CHECK_FALSE(bound("\t.local .align 4 .b8 a[32];\n\t.local .align 4 .b8 b[32];\n\tmov.u64 %rd1, a;\n"));
+}
+
 TEST_CASE("value ranges: 64-bit terms that would wrap prove nothing", "[analysis]") {
   // Two sign-extended indices masked to 63 bits and added to a 32-byte frame's address: the
   // sum of their ranges does not fit in 64 bits, so no offset is claimed (a wrapped sum once

@@ -603,7 +603,7 @@ TEST_CASE("a violation of a block alloca made names it, with its size at run tim
 TEST_CASE("a callee's violation names the variable whose bounds its caller passed", "[runtime]") {
   // The unit's objects, as the site table carries them; the callee's site names none.
   SiteTable t = SiteTable::parse(
-      R"({"abi": 7, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z4fillPfif",
+      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z4fillPfif",
           "entry": false, "ptx_line": 9, "file": 0, "line": 0, "column": 0, "instruction": "st.f32 [%rd3], %f1;",
           "kind": "write", "size": 4, "space": "generic"}],
           "objects": [{"function": "", "entry": false, "object": {"name": "_ZZ9two_tilesPKfPfiE2lo", "bytes": 128,
@@ -625,4 +625,55 @@ TEST_CASE("a callee's violation names the variable whose bounds its caller passe
   auto j = toJson(v, fakeSymbol);
   CHECK(j["object"]["name"] == "two_tiles(float const*, float*, int)::lo");
   CHECK(j["object"]["passed_by_caller"] == true);
+}
+
+TEST_CASE("a local address outside a kernel's own frame is a use after scope", "[runtime]") {
+  // A kernel read through the pointer a device function kept to its own local array: the
+  // record's bounds are the kernel's frame (generic addresses), state kMetaStateLiveFrames,
+  // object 1.
+  SiteTable t = SiteTable::parse(
+      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
+          "entry": true, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r2, [%rd2+8];",
+          "kind": "read", "size": 4, "space": "generic"}],
+          "objects": [{"function": "_Z1kPi", "entry": true, "object": {"name": "__local_depot1", "bytes": 16,
+          "dynamic": false, "space": "local"}}]})");
+  Metadata m;
+  uint32_t meta = abi::kMetaStateLiveFrames << abi::kMetaStateShift | 1u << abi::kMetaTagShift;
+  for (uint64_t address : {0x7f5839fffb88ull, 0x7f5839fffd40ull}) {  // below the frame, above it
+    auto r = record(0, 4, abi::kAccessRead, address, 0x7f5839fffca0, 16, meta);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.lowestFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("use-after-scope read of 4 bytes in local memory") != std::string::npos);
+    CHECK(text.find("the 16-byte local frame of k(int*) ('__local_depot1'), the only local memory live in the kernel") !=
+          std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["kind"] == "use-after-scope");
+    CHECK(j["live_frame"]["function"] == "k(int*)");
+    CHECK(j["live_frame"]["offset"] == static_cast<int64_t>(address - 0x7f5839fffca0));
+    CHECK_FALSE(j.contains("allocation"));
+  }
+  auto below = record(0, 4, abi::kAccessRead, 0x7f5839fffb88, 0x7f5839fffca0, 16, meta);
+  CHECK(formatText(fromRecord(below, &t.sites[0], "m.cu", nullptr), m, fakeSymbol).find("address is 280 bytes before") !=
+        std::string::npos);
+}
+
+TEST_CASE("a kernel with no local memory of its own meets only local addresses of returned frames", "[runtime]") {
+  SiteTable t = SiteTable::parse(
+      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
+          "entry": true, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r2, [%rd2+8];",
+          "kind": "read", "size": 4, "space": "generic"}], "objects": []})");
+  Metadata m;
+  auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffb88, abi::kNoLiveLocal, 0,
+                  abi::kMetaStateLiveFrames << abi::kMetaStateShift);
+  Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+  CHECK(v.kind == ViolationKind::UseAfterScope);
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("the address is in local memory, and k(int*) has no local memory of its own") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["live_frame"]["no_local_memory"] == true);
+  CHECK(j["live_frame"]["function"] == "k(int*)");
 }
