@@ -140,15 +140,21 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     // every other word that changes (a few shadow granules, the BST words) written by one
     // batch of stream memory operations. (One call: an enqueue costs microseconds, and a
     // stream-ordered allocation changes six words of its entry.)
+    // In the order taken: a later write may cover an earlier one (a freed allocation's granules
+    // unmapped, then mapped to the allocation that reuses its address and its index), so the
+    // words collected so far go out before each memset.
     std::vector<std::pair<CUdeviceptr, uint32_t>> words;
     for (size_t i = 0; i < writes.size(); ++i) {
       const auto& w = writes[i];
       if (!tables[i]) continue;
       CUdeviceptr at = tables[i] + uint64_t(w.first) * 4;
-      if (w.count <= kShortRun)
+      if (w.count <= kShortRun) {
         for (uint32_t k = 0; k < w.count; ++k) words.emplace_back(at + 4 * k, w.value);
-      else
-        d_.check(d_.cuMemsetD32Async(at, w.value, w.count, target), "updating the shadow map");
+        continue;
+      }
+      writeWords(words, target);
+      words.clear();
+      d_.check(d_.cuMemsetD32Async(at, w.value, w.count, target), "updating the shadow map");
     }
     for (uint32_t index : entries) {
       const abi::BstEntry& e = metadata.bst()[index];
@@ -184,12 +190,13 @@ void DeviceTables::writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>
         ops.push_back(op);
       }
       CUresult r = d_.cuStreamBatchMemOp(stream, static_cast<unsigned>(ops.size()), ops.data(), 0);
-      if (r == CUDA_ERROR_NOT_SUPPORTED) {
-        // (A device or driver without stream memory operations: the same words by memsets.)
-        batchMemOps_ = false;
+      if (r != CUDA_SUCCESS) {
+        // The same words by memsets, from this batch on: for good where the device or driver has
+        // no stream memory operations, else with a warning.
+        if (r == CUDA_ERROR_NOT_SUPPORTED) batchMemOps_ = false;
+        else d_.check(r, "updating cucatch's tables in one batch (written one by one instead)");
         break;
       }
-      d_.check(r, "updating cucatch's tables");
     }
   }
   for (; done < words.size(); ++done)

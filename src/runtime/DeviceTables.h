@@ -79,7 +79,7 @@ class DeviceTables {
   static constexpr unsigned kWords = sizeof(abi::BstEntry) / 4;
   // Shadow runs up to this long go into the batch word by word, longer ones are memsets.
   static constexpr uint32_t kShortRun = 4;
-  static constexpr size_t kMaxBatch = 256;  // operations per cuStreamBatchMemOp
+  static constexpr size_t kMaxBatch = 255;  // operations per cuStreamBatchMemOp ("less than 256")
   bool batchMemOps_ = true;
 
   const Driver& d_;
