@@ -108,32 +108,21 @@ class GlobalChecks {
     for (const CallArgument& c : arguments)
       if (!c.value.empty()) relevant.insert(c.value);
     if (checked.empty() && arguments.empty()) return;
-    // Base definitions reaching a generic access of unknown space: where the pointer turns out
-    // to be in shared memory, the window bounds it (no table describes shared memory).
+    // Base definitions of unknown origin reaching a generic access of unknown space, or whose
+    // pointer a callee is given (it may access it generically): where the pointer turns out to
+    // be in the block's shared window, the window bounds it (no table describes shared memory);
+    // in a kernel, where it turns out to be in the thread's local window, the kernel's own
+    // frame, the only local memory live there, bounds it (a use after scope fails).
     std::unordered_set<size_t> windowBases;
-    if (fc_.options.sharedWindowKnown)
-      for (const AccessSite* a : checked)
-        if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
-          for (size_t d : a->reachingDefs)
-            if (mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
-    // ... and base definitions whose pointer a callee is given (it may access it generically).
-    if (fc_.options.sharedWindowKnown)
-      for (const CallArgument& c : arguments)
-        for (size_t d = 0; d < pa_.defs().size(); ++d)
-          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
-    if (!windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
-    // The same bases, in a kernel, where the pointer turns out to be in the thread's local
-    // window: bounded by the kernel's own frame, the only local memory live there (a use after
-    // scope fails).
-    std::unordered_set<size_t> frameBases;
+    for (const AccessSite* a : checked)
+      if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
+        for (size_t d : a->reachingDefs)
+          if (mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
+    for (const CallArgument& c : arguments)
+      for (size_t d = 0; d < pa_.defs().size(); ++d)
+        if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
+    if (fc_.options.sharedWindowKnown && !windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
-      for (const AccessSite* a : checked)
-        if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
-          for (size_t d : a->reachingDefs)
-            if (mayPointIntoWindow(pa_.defs()[d])) frameBases.insert(d);
-      for (const CallArgument& c : arguments)
-        for (size_t d = 0; d < pa_.defs().size(); ++d)
-          if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) frameBases.insert(d);
       uint64_t bytes = bound->frame.empty() ? 0 : symbols_.at(bound->frame).size;
       liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false)};
     }
@@ -212,7 +201,7 @@ class GlobalChecks {
               after[d.statement] += symbolMetadata(to, d.symbol, shared->size, objectId(d.symbol, shared->size, false), g);
             else
               after[d.statement] += unknownFor(d, to, g);
-          } else if (std::vector<std::string> passed = passedMetadata(d); !passed.empty()) {
+          } else if (std::vector<std::string> passed = fc_.passedMetadata(d); !passed.empty()) {
             after[d.statement] += parameterMetadata(to, passed[0], passed[1], passed[2], g);
             ++result.stats.metadataParameters;
           } else if (d.origin == BaseOrigin::Alloca) {
@@ -221,7 +210,8 @@ class GlobalChecks {
             // local address that is not a variable's).
             after[d.statement] += unknownFor(d, to, g);
           } else {
-            bool window = windowBases.count(index) != 0, frames = frameBases.count(index) != 0;
+            bool unknown = windowBases.count(index) != 0;
+            bool window = unknown && fc_.options.sharedWindowKnown, frames = unknown && liveFrames_.on;
             after[d.statement] += readMetadata(regs, to, d.reg, g, fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
                                                    window ? fc_.options.dynamicShared : "",
                                                    frames ? liveFrames_ : LiveFrames{});
@@ -324,10 +314,6 @@ class GlobalChecks {
     return out;
   }
 
-  // The callee's side: the metadata parameters of the parameter `d` loads, where its callers
-  // pass them.
-  std::vector<std::string> passedMetadata(const PointerDef& d) const { return fc_.passedMetadata(d); }
-
   // The caller's side: before each call, the argument's metadata into the callee's metadata
   // parameters. The argument register's own metadata where every definition it may come from
   // gave it some; otherwise (an integer made into a pointer, an immediate) READMETADATA on the
@@ -377,7 +363,7 @@ class GlobalChecks {
   bool mayPointIntoWindow(const PointerDef& d) const {
     if (d.kind != DefKind::Base || d.origin == BaseOrigin::Symbol || d.origin == BaseOrigin::Alloca) return false;
     if (d.origin == BaseOrigin::Parameter && fc_.function.isEntry && isOwnParameter(d)) return false;
-    return passedMetadata(d).empty();
+    return fc_.passedMetadata(d).empty();
   }
 
   // `d` loads one of the function's own parameters (not a call's return value).

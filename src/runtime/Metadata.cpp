@@ -34,6 +34,16 @@ void ShadowMap::splitAt(uint64_t granule) {
   }
 }
 
+template <class Fn>
+void ShadowMap::forEachRunIn(uint64_t from, uint64_t to, Fn fn) const {
+  auto it = runs_.upper_bound(from);
+  if (it != runs_.begin()) --it;
+  for (; it != runs_.end() && it->first < to; ++it) {
+    uint64_t lo = std::max(it->first, from), hi = std::min(it->second.end, to);
+    if (lo < hi) fn(lo, hi, it->second.value);
+  }
+}
+
 void ShadowMap::assign(uint64_t first, uint64_t end, uint32_t value) {
   splitAt(first);
   splitAt(end);
@@ -66,15 +76,13 @@ void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
 void ShadowMap::unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index) {
   forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
     if (!slots_.count(slot)) return;
-    uint64_t from = (slot << abi::kShadowL2Bits) + first, to = from + count;
-    // The parts of [from, to) that map to `index`, in increasing order.
+    uint64_t from = (slot << abi::kShadowL2Bits) + first;
+    // The parts of [from, from + count) that map to `index`, in increasing order (collected
+    // first: unmapping them changes the runs).
     std::vector<std::pair<uint64_t, uint64_t>> parts;
-    auto it = runs_.upper_bound(from);
-    if (it != runs_.begin()) --it;
-    for (; it != runs_.end() && it->first < to; ++it) {
-      uint64_t lo = std::max(it->first, from), hi = std::min(it->second.end, to);
-      if (lo < hi && it->second.value == index) parts.emplace_back(lo, hi);
-    }
+    forEachRunIn(from, from + count, [&](uint64_t lo, uint64_t hi, uint32_t value) {
+      if (value == index) parts.emplace_back(lo, hi);
+    });
     for (auto [lo, hi] : parts) {
       assign(lo, hi, 0);
       recordWrite(slot, static_cast<uint32_t>(lo - (slot << abi::kShadowL2Bits)), static_cast<uint32_t>(hi - lo), 0);
@@ -106,13 +114,10 @@ std::vector<ShadowMap::Write> ShadowMap::takeWrites() {
 
 std::vector<uint32_t> ShadowMap::table(uint64_t l1Slot) const {
   std::vector<uint32_t> out(kL2Entries, 0);
-  uint64_t from = l1Slot << abi::kShadowL2Bits, to = from + kL2Entries;
-  auto it = runs_.upper_bound(from);
-  if (it != runs_.begin()) --it;
-  for (; it != runs_.end() && it->first < to; ++it) {
-    uint64_t lo = std::max(it->first, from), hi = std::min(it->second.end, to);
-    if (lo < hi) std::fill(out.begin() + static_cast<ptrdiff_t>(lo - from), out.begin() + static_cast<ptrdiff_t>(hi - from), it->second.value);
-  }
+  uint64_t from = l1Slot << abi::kShadowL2Bits;
+  forEachRunIn(from, from + kL2Entries, [&](uint64_t lo, uint64_t hi, uint32_t value) {
+    std::fill(out.begin() + static_cast<ptrdiff_t>(lo - from), out.begin() + static_cast<ptrdiff_t>(hi - from), value);
+  });
   return out;
 }
 

@@ -71,6 +71,9 @@ class ShadowMap {
   };
   // Makes granules [first, end) map to `value`, merging it with equal neighbours.
   void assign(uint64_t first, uint64_t end, uint32_t value);
+  // Calls fn(lo, hi, value) for each run's part within granules [from, to), in order.
+  template <class Fn>
+  void forEachRunIn(uint64_t from, uint64_t to, Fn fn) const;
   // Cuts the run that holds `granule` (not at its start) in two there.
   void splitAt(uint64_t granule);
   // Appends a write, extending the last one where it continues it.

@@ -92,11 +92,11 @@ std::string_view violationKindName(ViolationKind k) {
 }
 
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& r) {
-  return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateSharedWindow;
+  return metaState(r) == abi::kMetaStateSharedWindow;
 }
 
 bool checkedAgainstLiveFrames(const abi::ErrorRecord& r) {
-  return ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateLiveFrames;
+  return metaState(r) == abi::kMetaStateLiveFrames;
 }
 
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
@@ -111,7 +111,7 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
     v.kind = ViolationKind::NullPointer;
   // (A non-zero verdict with the entry live: the pointer's temporal tag is not the entry's.)
-  v.staleTag = verdict != 0 && ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kBstLive;
+  v.staleTag = verdict != 0 && metaState(r) == abi::kBstLive;
   switch (r.info & 0xFF) {
     case abi::kAccessWrite: v.access = "write"; break;
     case abi::kAccessAtomic: v.access = "atomic"; break;
@@ -123,7 +123,7 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
     // is freed already, else invalid (inside a block, a block since given to another, memory
     // not of the device heap).
     uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
-    uint32_t state = (r.meta >> abi::kMetaStateShift) & 0xFF;
+    uint32_t state = metaState(r);
     v.kind = isDeviceHeapTag(tag) && state == abi::kBstFreed && r.base == r.address ? ViolationKind::DoubleFree
                                                                                       : ViolationKind::InvalidFree;
     v.staleTag = false;
@@ -341,8 +341,8 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            "function that has returned (a pointer to its local memory used after it returned)\n",
                            v.site ? demangle(v.site->function) : std::string("the kernel"));
       } else if (v.liveFrames) {
-        std::string frame = v.lowestFrame ? fmt::format("the {}-byte local frame of {} ('{}')", v.lowestFrame->objectBytes,
-                                                        demangle(v.lowestFrame->function), v.lowestFrame->object)
+        std::string frame = v.liveFrame ? fmt::format("the {}-byte local frame of {} ('{}')", v.liveFrame->objectBytes,
+                                                        demangle(v.liveFrame->function), v.liveFrame->object)
                                           : std::string("the kernel's local frame");
         out += fmt::format("cucatch:   address is {} {}, the only local memory live in the kernel (no function it called "
                            "is still running): it is in the frame of a function that has returned (a pointer to its "
@@ -469,7 +469,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
       f["base"] = hex(v.checkedBase);
       f["size"] = v.checkedSize;
       f["offset"] = static_cast<int64_t>(v.address - v.checkedBase);
-      if (v.lowestFrame) f["name"] = v.lowestFrame->object;
+      if (v.liveFrame) f["name"] = v.liveFrame->object;
     }
     j["live_frame"] = f;
   }

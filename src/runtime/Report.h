@@ -99,10 +99,10 @@ struct Violation {
   // address of unknown origin.
   bool sharedWindow = false;
   // Checked against the local memory live in a kernel (abi::kMetaStateLiveFrames): a local
-  // address of unknown origin in a kernel, bounded by `lowestFrame`, the kernel's own frame (a
+  // address of unknown origin in a kernel, bounded by `liveFrame`, the kernel's own frame (a
   // Site naming it: its function and symbol), or by none.
   bool liveFrames = false;
-  const Site* lowestFrame = nullptr;
+  const Site* liveFrame = nullptr;
   // Checked against a part of the dynamic shared memory: where the part starts in the region.
   uint64_t partOffset = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
@@ -115,6 +115,9 @@ struct Violation {
   uint32_t repeats = 0;  // identical violations folded into this one
 };
 
+// The state byte of the record's metadata word (abi::kMetaStateShift): an entry's state, or what
+// else the bounds were (abi::kMetaStateSharedWindow, kMetaStateVariable, kMetaStateLiveFrames).
+inline uint32_t metaState(const abi::ErrorRecord& record) { return (record.meta >> abi::kMetaStateShift) & 0xFF; }
 // The record's access was checked against the block's shared window (abi::kMetaStateSharedWindow).
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& record);
 // ... against the local memory live in a kernel (abi::kMetaStateLiveFrames).

@@ -926,8 +926,8 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     // the context's heap log.
     bool heap = isDeviceHeapTag(pointerTag) && entryTag == pointerTag && !(site && site->inWindow());
     // A variable's bounds (a __shared__ array, a local frame): entryTag names it in the unit.
-    bool variable = ((r.meta >> abi::kMetaStateShift) & 0xFF) == abi::kMetaStateVariable;
-    // The thread's live frames (a local address of unknown origin): entryTag names the lowest.
+    bool variable = metaState(r) == abi::kMetaStateVariable;
+    // The local memory live in a kernel (a local address of unknown origin): entryTag names its frame.
     bool frames = checkedAgainstLiveFrames(r);
     const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable || frames
                               ? nullptr
@@ -935,7 +935,7 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
     const Site* object = table && entryTag != 0 && entryTag <= table->objects.size() ? &table->objects[entryTag - 1] : nullptr;
     if (variable && site && site->object.empty()) found.back().passedObject = object;
-    if (frames) found.back().lowestFrame = object;
+    if (frames) found.back().liveFrame = object;
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();
@@ -956,7 +956,7 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
   b.base = r.base;
   b.size = r.size;
   uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaPointerTagShift);
-  uint32_t state = (r.meta >> abi::kMetaStateShift) & 0xFF;
+  uint32_t state = metaState(r);
   b.live = state == abi::kBstLive;
   b.freedBefore = state == abi::kBstFreed;
   auto call = [&](bool freed) -> std::optional<DeviceHeapCall> {

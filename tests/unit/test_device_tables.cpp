@@ -61,51 +61,56 @@ Driver fakeDriver() {
   return d;
 }
 
+// DeviceTables made over a fresh simulated device, and an ordered (in-stream) update of them.
+struct Simulated {
+  FakeDevice fake;
+  Driver driver = fakeDriver();
+  Metadata metadata;
+  std::unique_ptr<DeviceTables> tables;
+  Simulated() {
+    device = &fake;
+    tables = DeviceTables::create(driver, nullptr, 1, 0, true, metadata, 16);
+  }
+  ~Simulated() { device = nullptr; }
+  void applyInStream(const std::vector<ShadowMap::Write>& writes) {
+    tables->apply(metadata, {}, writes, DeviceTables::Order{DeviceTables::Order::InStream, nullptr});
+  }
+};
+
 }  // namespace
 
 TEST_CASE("an ordered update writes the shadow map in the order its writes were taken", "[runtime]") {
   // A freed allocation's granules unmapped (a short write, batched), then mapped to the
   // allocation that reuses its address (a long one, a memset): the device must end with the
   // second. (Batching the short words after the memsets once left the reused address unmapped.)
-  FakeDevice fake;
-  device = &fake;
-  Driver d = fakeDriver();
-  Metadata m;
-  auto tables = DeviceTables::create(d, nullptr, 1, 0, true, m, 16);
-  REQUIRE(tables);
+  Simulated sim;
+  REQUIRE(sim.tables);
   uint64_t slot = 0x3f8000;
-  std::vector<ShadowMap::Write> writes{{slot, 0, 2, 0}, {slot, 0, 32, 256}, {slot, 40, 1, 7}};
-  tables->apply(m, {}, writes, DeviceTables::Order{DeviceTables::Order::InStream, nullptr});
+  sim.applyInStream({{slot, 0, 2, 0}, {slot, 0, 32, 256}, {slot, 40, 1, 7}});
   // The second-level table of the slot is the one allocated last; find it by a word written.
   uint64_t table = 0;
-  for (const auto& [address, value] : fake.words)
+  for (const auto& [address, value] : sim.fake.words)
     if (value == 7) table = address - 40 * 4;
   REQUIRE(table != 0);
   for (uint32_t k = 0; k < 32; ++k) {
     INFO("granule " << k);
-    CHECK(fake.words[table + 4 * k] == 256);
+    CHECK(sim.fake.words[table + 4 * k] == 256);
   }
-  CHECK(fake.batches >= 1);
-  device = nullptr;
+  CHECK(sim.fake.batches >= 1);
 }
 
 TEST_CASE("an ordered update of many words goes out in batches the driver takes", "[runtime]") {
   // More than 255 short writes: several batches, none of 256 operations (the driver refuses
   // those), every word written.
-  FakeDevice fake;
-  device = &fake;
-  Driver d = fakeDriver();
-  Metadata m;
-  auto tables = DeviceTables::create(d, nullptr, 1, 0, true, m, 16);
-  REQUIRE(tables);
+  Simulated sim;
+  REQUIRE(sim.tables);
   std::vector<ShadowMap::Write> writes;
   for (uint32_t k = 0; k < 600; ++k) writes.push_back({0x3f8000, 2 * k, 1, 1000 + k});
-  int memsetsBefore = fake.memsets;
-  tables->apply(m, {}, writes, DeviceTables::Order{DeviceTables::Order::InStream, nullptr});
+  int memsetsBefore = sim.fake.memsets;
+  sim.applyInStream(writes);
   size_t found = 0;
-  for (const auto& [address, value] : fake.words) found += value >= 1000 && value < 1600;
+  for (const auto& [address, value] : sim.fake.words) found += value >= 1000 && value < 1600;
   CHECK(found == 600);
-  CHECK(fake.batches == 3);
-  CHECK(fake.memsets - memsetsBefore == 3);  // the new second-level table: its clearing, its first-level entry's halves
-  device = nullptr;
+  CHECK(sim.fake.batches == 3);
+  CHECK(sim.fake.memsets - memsetsBefore == 3);  // the new second-level table: its clearing, its first-level entry's halves
 }

@@ -642,7 +642,7 @@ TEST_CASE("a local address outside a kernel's own frame is a use after scope", "
   for (uint64_t address : {0x7f5839fffb88ull, 0x7f5839fffd40ull}) {  // below the frame, above it
     auto r = record(0, 4, abi::kAccessRead, address, 0x7f5839fffca0, 16, meta);
     Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
-    v.lowestFrame = &t.objects[0];
+    v.liveFrame = &t.objects[0];
     CHECK(v.kind == ViolationKind::UseAfterScope);
     std::string text = formatText(v, m, fakeSymbol);
     INFO(text);
