@@ -698,8 +698,10 @@ std::string heapWrapperName(const std::string& callee, uint32_t unit) {
 
 namespace {
 
-// The HeapEvent at `log` + `offset`: this unit, the site in w0, this thread.
-std::string heapEvent(const std::string& log, unsigned offset, uint32_t unit) {
+// The HeapEvent at `log` + `offset`: this unit, the site in w0, this thread, the block (untagged)
+// at `block` of `size` bytes.
+std::string heapEvent(const std::string& log, unsigned offset, uint32_t unit, const std::string& block,
+                      const std::string& size) {
   return fmt::format(
       "mov.u32 %__cc_w5, {unit};\n"
       "st.global.v2.u32 [{log}+{o0}], {{%__cc_w5, %__cc_w0}};\n"
@@ -710,9 +712,11 @@ std::string heapEvent(const std::string& log, unsigned offset, uint32_t unit) {
       "mov.u32 %__cc_w6, %tid.x;\n"
       "mov.u32 %__cc_w7, %tid.y;\n"
       "mov.u32 %__cc_w8, %tid.z;\n"
-      "st.global.v4.u32 [{log}+{o16}], {{%__cc_w5, %__cc_w6, %__cc_w7, %__cc_w8}};\n",
+      "st.global.v4.u32 [{log}+{o16}], {{%__cc_w5, %__cc_w6, %__cc_w7, %__cc_w8}};\n"
+      "st.global.v2.u64 [{log}+{o32}], {{{block}, {size}}};\n",
       fmt::arg("unit", static_cast<int32_t>(unit)), fmt::arg("log", log), fmt::arg("o0", offset),
-      fmt::arg("o8", offset + 8), fmt::arg("o16", offset + 16));
+      fmt::arg("o8", offset + 8), fmt::arg("o16", offset + 16), fmt::arg("o32", offset + 32),
+      fmt::arg("block", block), fmt::arg("size", size));
 }
 
 // free's wrapper (deviceHeapWrappers). h0 the pointer, h1 untagged, w0 the site, w1 its tag.
@@ -791,7 +795,7 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("liveWord", abi::kBstLive << 8),
       fmt::arg("freedWord", abi::kBstFreed << 8), fmt::arg("state", CUCATCH_STATE_SYMBOL),
       fmt::arg("logOff", abi::kStateHeapLogOffset), fmt::arg("pairBytes", 2 * abi::kHeapEventBytes),
-      fmt::arg("event", heapEvent("%__cc_h2", abi::kHeapEventBytes, unit)), fmt::arg("metaTagShift", abi::kMetaTagShift),
+      fmt::arg("event", heapEvent("%__cc_h2", abi::kHeapEventBytes, unit, "%__cc_h1", r.t(7))), fmt::arg("metaTagShift", abi::kMetaTagShift),
       fmt::arg("readMetadata", readMetadata(r, {r.t(6), r.t(7), r.u(1)}, "%__cc_h0", "", "$__cc_direct",
                                                 DeviceHeapEntries::FromL2)),
       fmt::arg("freeInfo", abi::kAccessFree), fmt::arg("report", reportBlock(r, unit)));
@@ -845,6 +849,7 @@ std::string claimHeapEntry(uint32_t unit) {
       "mov.u32 %__cc_w5, 0;\n"
       "st.global.v4.u32 [%__cc_h5+{eventBytes}], {{%__cc_w5, %__cc_w5, %__cc_w5, %__cc_w5}};\n"
       "st.global.v4.u32 [%__cc_h5+{eventBytes16}], {{%__cc_w5, %__cc_w5, %__cc_w5, %__cc_w5}};\n"
+      "st.global.v4.u32 [%__cc_h5+{eventBytes32}], {{%__cc_w5, %__cc_w5, %__cc_w5, %__cc_w5}};\n"
       "$__cc_tag:\n"
       "cvt.u64.u32 %__cc_h7, %__cc_w4;\n"
       "shl.b64 %__cc_h7, %__cc_h7, {tagShift};\n"
@@ -864,7 +869,8 @@ std::string claimHeapEntry(uint32_t unit) {
       fmt::arg("claimedWord", abi::kBstClaimed << 8), fmt::arg("liveWord", abi::kBstLive << 8),
       fmt::arg("logOff", abi::kStateHeapLogOffset), fmt::arg("pairBytes", 2 * abi::kHeapEventBytes),
       fmt::arg("eventBytes", abi::kHeapEventBytes), fmt::arg("eventBytes16", abi::kHeapEventBytes + 16),
-      fmt::arg("tagShift", abi::kTagShift), fmt::arg("event", heapEvent("%__cc_h5", 0, unit)));
+      fmt::arg("eventBytes32", abi::kHeapEventBytes + 32),
+      fmt::arg("tagShift", abi::kTagShift), fmt::arg("event", heapEvent("%__cc_h5", 0, unit, "%__cc_h1", "%__cc_h0")));
 }
 
 }  // namespace

@@ -282,9 +282,10 @@ std::string heapCallLine(const DeviceHeapCall& c) {
 }
 
 void heapCalls(std::string& out, const DeviceHeapBlock& b) {
-  out += "cucatch:   allocated by " + (b.allocated ? heapCallLine(*b.allocated) : std::string("(not recorded)")) + "\n";
-  if (b.freedBefore)
-    out += "cucatch:   freed by " + (b.freed ? heapCallLine(*b.freed) : std::string("(not recorded)")) + "\n";
+  const std::string unknown = b.logReused ? "(not known: the block's tag was given to another block before this report)"
+                                          : "(not recorded)";
+  out += "cucatch:   allocated by " + (b.allocated ? heapCallLine(*b.allocated) : unknown) + "\n";
+  if (b.freedBefore) out += "cucatch:   freed by " + (b.freed ? heapCallLine(*b.freed) : unknown) + "\n";
 }
 
 // "in kernel k at block (0,0,0) thread (1,0,0)", "in device function f, called from ...".
@@ -502,6 +503,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                       {"live", b->live}};
     if (b->allocated) hb["allocated_by"] = call(*b->allocated);
     if (b->freed && b->freedBefore) hb["freed_by"] = call(*b->freed);
+    if (b->logReused) hb["log_reused"] = true;
     j["heap_block"] = hb;
   }
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);

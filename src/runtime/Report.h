@@ -72,6 +72,7 @@ struct DeviceHeapBlock {
   bool live = true;
   bool freedBefore = false;  // the entry says freed (not live, and not an entry never given out)
   std::optional<DeviceHeapCall> allocated, freed;
+  bool logReused = false;  // the log held another block's event for the tag: not shown
 };
 
 enum class ViolationKind { OutOfBounds, UseAfterFree, UseAfterScope, NullPointer, DoubleFree, InvalidFree, Leak };

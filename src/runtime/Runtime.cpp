@@ -962,6 +962,14 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
   auto call = [&](bool freed) -> std::optional<DeviceHeapCall> {
     abi::HeapEvent e = tables.heapEvent(tag, freed);
     if (e.unit == 0) return std::nullopt;
+    // The tag's pair is the latest block's: where the tag went to another block between the
+    // violation and this report (a kernel that goes on allocating), or a free was logged late,
+    // the event is not of this block, and naming its thread and line would mislead. (A block of
+    // the same size at the same address cannot be told from it.)
+    if (e.base != b.base || e.size != b.size) {
+      b.logReused = true;
+      return std::nullopt;
+    }
     DeviceHeapCall c;
     auto unit = units_.find(e.unit);
     if (unit != units_.end()) {

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 8;
+CUCATCH_CONST uint32_t kAbiVersion = 9;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -53,8 +53,10 @@ typedef struct HeapEvent {
   uint32_t site;       /* the call's site */
   uint32_t block[3];
   uint32_t thread[3];
+  uint64_t base;       /* the block's address (untagged) and size: which block the event is of, */
+  uint64_t size;       /* since the tag's pair is written again when the tag goes to another block */
 } HeapEvent;
-CUCATCH_CONST unsigned kHeapEventBytes = 32;
+CUCATCH_CONST unsigned kHeapEventBytes = 48;  /* a multiple of 16: the events are stored as v4 */
 CUCATCH_CONST unsigned kHeapLogBytes = kHeapTags * 2 * kHeapEventBytes;
 
 /* ---- base & size table ---------------------------------------------------------------- */

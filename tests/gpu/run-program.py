@@ -4,12 +4,14 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
       that memory kind; memory=device-heap: a block of the device heap, whose malloc and free
-      are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"), or with
+      are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"; with
+      heap-log=reused, the report must say that the block's malloc is no longer known, its tag
+      having gone to another block, and name no malloc), or with
       object=: checked against the variable of that name (its
       demangled name ends with "NAME") in that space (global, shared, const, local), with part=: its
       part at that offset (dynamic shared memory carved, --shared-parts), with frame_offset=: the
@@ -197,7 +199,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = None
+    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = heap_log = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -216,6 +218,8 @@ def main():
             frame_offset = int(w[len("frame_offset="):])
         if w.startswith("frame="):
             frame = w[len("frame="):]
+        if w.startswith("heap-log="):
+            heap_log = w[len("heap-log="):]
     if rest:
         access, size = rest[0], int(rest[1])
     bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
@@ -279,6 +283,10 @@ def main():
             hb = e.get("heap_block")
             if not hb or "allocation" in e:
                 return f"no device-heap block (heap_block {hb}, allocation {e.get('allocation')})"
+            if heap_log == "reused":
+                if hb.get("log_reused") is not True or "allocated_by" in hb:
+                    return f"heap_block {hb}, expected log_reused and no allocated_by"
+                return None
             for key, marker in (("allocated_by", "// cucatch-alloc-line"), ("freed_by", "// cucatch-free-line")):
                 lines = [i + 1 for i, l in enumerate(text) if marker in l]
                 if lines and (hb.get(key, {}).get("line") not in lines or

@@ -2,6 +2,7 @@
 // one the runtime parses; an error record becomes the report a user reads; CUCATCH_* values
 // are checked.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <map>
 #include <sstream>
@@ -499,6 +500,24 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   CHECK(j["heap_block"]["live"] == false);
   CHECK(j["heap_block"]["allocated_by"]["line"] == 12);
   CHECK(j["heap_block"]["freed_by"]["thread"] == std::array<uint32_t, 3>{4, 0, 0});
+  CHECK_FALSE(j["heap_block"].contains("log_reused"));
+
+  // The tag's log pair was another block's by the time of the report (the tag given out again
+  // while the kernel ran on): neither call is named, and the report says why.
+  DeviceHeapBlock reused = block;
+  reused.allocated.reset();
+  reused.freed.reset();
+  reused.logReused = true;
+  v.heapBlock = reused;
+  text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("allocated by (not known: the block's tag was given to another block before this report)") !=
+        std::string::npos);
+  CHECK(text.find("freed by (not known: the block's tag") != std::string::npos);
+  CHECK(text.find("/src/heap.cu:12") == std::string::npos);
+  j = toJson(v, fakeSymbol);
+  CHECK(j["heap_block"]["log_reused"] == true);
+  CHECK_FALSE(j["heap_block"].contains("allocated_by"));
 
   // The same block freed again: the free wrapper refused (access flag "free"), with the entry
   // freed and the pointer at the block's start.
@@ -600,10 +619,16 @@ TEST_CASE("a violation of a block alloca made names it, with its size at run tim
   CHECK(toJson(v, fakeSymbol)["object"]["name"] == "alloca");
 }
 
+// A site table as an instrumented module of this runtime's ABI carries it: `rest` is the JSON
+// object's members after "abi".
+static SiteTable sitesOfThisAbi(const std::string& rest) {
+  return SiteTable::parse(fmt::format(R"({{"abi": {}, )", abi::kAbiVersion) + rest);
+}
+
 TEST_CASE("a callee's violation names the variable whose bounds its caller passed", "[runtime]") {
   // The unit's objects, as the site table carries them; the callee's site names none.
-  SiteTable t = SiteTable::parse(
-      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z4fillPfif",
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z4fillPfif",
           "entry": false, "ptx_line": 9, "file": 0, "line": 0, "column": 0, "instruction": "st.f32 [%rd3], %f1;",
           "kind": "write", "size": 4, "space": "generic"}],
           "objects": [{"function": "", "entry": false, "object": {"name": "_ZZ9two_tilesPKfPfiE2lo", "bytes": 128,
@@ -631,8 +656,8 @@ TEST_CASE("a local address outside a kernel's own frame is a use after scope", "
   // A kernel read through the pointer a device function kept to its own local array: the
   // record's bounds are the kernel's frame (generic addresses), state kMetaStateLiveFrames,
   // object 1.
-  SiteTable t = SiteTable::parse(
-      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
           "entry": true, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r2, [%rd2+8];",
           "kind": "read", "size": 4, "space": "generic"}],
           "objects": [{"function": "_Z1kPi", "entry": true, "object": {"name": "__local_depot1", "bytes": 16,
@@ -661,8 +686,8 @@ TEST_CASE("a local address outside a kernel's own frame is a use after scope", "
 }
 
 TEST_CASE("a kernel with no local memory of its own meets only local addresses of returned frames", "[runtime]") {
-  SiteTable t = SiteTable::parse(
-      R"({"abi": 8, "module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
           "entry": true, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r2, [%rd2+8];",
           "kind": "read", "size": 4, "space": "generic"}], "objects": []})");
   Metadata m;
