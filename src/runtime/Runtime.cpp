@@ -725,8 +725,16 @@ bool Runtime::untagWord(unsigned char* p) {
   // end pointer. Data that is not a pointer would have to carry a live tag in its top byte and
   // an address near that allocation in its low bits.
   constexpr uint64_t kSlack = 1 << 20;
-  const Allocation* hit = metadata_->findNear(a, tagOf(v), kSlack);
-  if (!hit) return false;
+  if (isDeviceHeapTag(tagOf(v))) {
+    // A device-heap block's pointer (malloc in an instrumented kernel) that the host copied back
+    // and passes on: the host has no allocation of it, but the block's malloc event in the heap
+    // log (written when the kernel made it, which has ended since the host read the pointer)
+    // says where it is.
+    abi::HeapEvent e = current_ ? current_->heapEvent(tagOf(v), false) : abi::HeapEvent{};
+    if (e.unit == 0 || a + kSlack < e.base || a > e.base + e.size + kSlack) return false;
+  } else if (!metadata_->findNear(a, tagOf(v), kSlack)) {
+    return false;
+  }
   std::memcpy(p, &a, 8);
   return true;
 }
