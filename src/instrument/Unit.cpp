@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <array>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "instrument/Sequences.h"
@@ -56,12 +58,32 @@ void refuseUnsupported(const Module& module) {
 std::vector<SourcePlace> sourcePlaces(const Function& f) {
   std::vector<SourcePlace> places(f.body.size());
   SourcePlace place;
+  // Code inlined through several functions comes as a chain of .loc directives, each inlined at
+  // the place of the one before it (`.loc 2 879 3, ..., inlined_at 1 12 3` then `.loc 3 611 5,
+  // ..., inlined_at 2 879 3`: the device runtime's cudaMalloc inlined into cuda_runtime.h's
+  // template, inlined into the program's line 12). A place's inlined_at is followed back along
+  // the latest such directives to the outermost one, the program's own line.
+  using Place = std::array<uint32_t, 3>;
+  std::map<Place, Place> inlinedAt;
   for (size_t i = 0; i < f.body.size(); ++i) {
     if (auto* l = std::get_if<LocDirective>(&f.body[i])) {
       place = SourcePlace{l->file, l->line, l->column.value_or(0)};
       for (const auto& attr : l->attributes)
         if (attr.rfind("inlined_at", 0) == 0)
           std::sscanf(attr.c_str(), "inlined_at %u %u %u", &place.inlinedFile, &place.inlinedLine, &place.inlinedColumn);
+      if (place.inlinedLine) {
+        Place at{place.inlinedFile, place.inlinedLine, place.inlinedColumn};
+        // (A bound on the walk: a malformed chain could loop.)
+        for (int hops = 0; hops < 64; ++hops) {
+          auto outer = inlinedAt.find(at);
+          if (outer == inlinedAt.end() || outer->second == at) break;
+          at = outer->second;
+        }
+        inlinedAt[Place{place.file, place.line, place.column}] = at;
+        place.inlinedFile = at[0];
+        place.inlinedLine = at[1];
+        place.inlinedColumn = at[2];
+      }
     }
     places[i] = place;
   }

@@ -21,7 +21,8 @@ struct Site {
   std::string function;
   uint32_t ptxLine = 0;
   uint32_t file = 0, line = 0, column = 0;  // from the last .loc before the access; 0: none
-  // Where the code of that .loc was inlined (its inlined_at attribute); 0: not inlined.
+  // Where the code of that .loc was inlined (its inlined_at attribute, followed back to the
+  // outermost place where the code was inlined through several functions); 0: not inlined.
   uint32_t inlinedFile = 0, inlinedLine = 0, inlinedColumn = 0;
   bool entry = false;  // the function is a kernel
   std::string instruction;
@@ -46,7 +47,8 @@ struct Site {
 };
 
 // Where statement i of a function comes from: the last .loc before it (0: none), and where the
-// code of that .loc was inlined (its inlined_at attribute; 0: not inlined).
+// code of that .loc was inlined (its inlined_at attribute, followed back along a chain of
+// inlined .loc directives to the outermost place; 0: not inlined).
 struct SourcePlace {
   uint32_t file = 0, line = 0, column = 0;
   uint32_t inlinedFile = 0, inlinedLine = 0, inlinedColumn = 0;

@@ -275,6 +275,9 @@ std::string heapCallLine(const DeviceHeapCall& c) {
   if (c.site) {
     where = c.site->file.empty() ? fmt::format("PTX line {} of {}", c.site->ptxLine, c.module)
                                  : fmt::format("{}:{}", c.site->file, c.site->line);
+    // The device runtime's cudaMalloc and cudaFree are inline functions of its header: the
+    // program's own line is where they were inlined.
+    if (c.site->inlinedLine) where += fmt::format(", inlined into {}:{}", c.site->inlinedFile, c.site->inlinedLine);
     function = fmt::format(" of {} {}", c.site->entry ? "kernel" : "device function", demangle(c.site->function));
   }
   return fmt::format("thread ({},{},{}) of block ({},{},{}){} at {}", c.thread[0], c.thread[1], c.thread[2], c.block[0],
@@ -282,10 +285,13 @@ std::string heapCallLine(const DeviceHeapCall& c) {
 }
 
 void heapCalls(std::string& out, const DeviceHeapBlock& b) {
-  const std::string unknown = b.logReused ? "(not known: the block's tag was given to another block before this report)"
-                                          : "(not recorded)";
-  out += "cucatch:   allocated by " + (b.allocated ? heapCallLine(*b.allocated) : unknown) + "\n";
-  if (b.freedBefore) out += "cucatch:   freed by " + (b.freed ? heapCallLine(*b.freed) : unknown) + "\n";
+  auto line = [](const std::optional<DeviceHeapCall>& call, bool unknown) {
+    return call      ? heapCallLine(*call)
+           : unknown ? std::string("(not known: the block's tag was given to another block before this report)")
+                     : std::string("(not recorded)");
+  };
+  out += "cucatch:   allocated by " + line(b.allocated, b.allocatedUnknown) + "\n";
+  if (b.freedBefore) out += "cucatch:   freed by " + line(b.freed, b.freedUnknown) + "\n";
 }
 
 // "in kernel k at block (0,0,0) thread (1,0,0)", "in device function f, called from ...".
@@ -494,6 +500,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
         k["file"] = c.site->file;
         k["line"] = c.site->line;
         k["ptx_line"] = c.site->ptxLine;
+        if (c.site->inlinedLine)
+          k["inlined_at"] = {{"file", c.site->inlinedFile}, {"line", c.site->inlinedLine}, {"column", c.site->inlinedColumn}};
       }
       return k;
     };
@@ -503,7 +511,12 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                       {"live", b->live}};
     if (b->allocated) hb["allocated_by"] = call(*b->allocated);
     if (b->freed && b->freedBefore) hb["freed_by"] = call(*b->freed);
-    if (b->logReused) hb["log_reused"] = true;
+    // Which of the tag's logged calls were another block's (not shown).
+    if (b->allocatedUnknown || b->freedUnknown) {
+      hb["log_reused"] = nlohmann::json::array();
+      if (b->allocatedUnknown) hb["log_reused"].push_back("malloc");
+      if (b->freedUnknown) hb["log_reused"].push_back("free");
+    }
     j["heap_block"] = hb;
   }
   if (!v.backtrace.empty()) j["backtrace"] = frameList(v.backtrace);

@@ -72,7 +72,9 @@ struct DeviceHeapBlock {
   bool live = true;
   bool freedBefore = false;  // the entry says freed (not live, and not an entry never given out)
   std::optional<DeviceHeapCall> allocated, freed;
-  bool logReused = false;  // the log held another block's event for the tag: not shown
+  // The tag's logged malloc (free) was another block's, not shown: the tag went to another
+  // block before the report.
+  bool allocatedUnknown = false, freedUnknown = false;
 };
 
 enum class ViolationKind { OutOfBounds, UseAfterFree, UseAfterScope, NullPointer, DoubleFree, InvalidFree, Leak };

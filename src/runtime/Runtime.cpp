@@ -819,7 +819,9 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
   bool instrumented = false;
   Module* m = moduleOf(function, f, instrumented);
   // Kernels not known to be instrumented get untagged arguments. (For an instrumented kernel
-  // whose module could not be found that only costs the temporal tags of this launch.)
+  // whose module could not be found that costs the temporal tags of this launch, and a
+  // device-heap block it were given untagged would be freed by its free as an untagged one,
+  // leaving the block's entry live.)
   void** paramsIn = params;
   void** extraIn = extra;
   if (!instrumented && options_.tags) untagArguments(function, f, params, extra, scratch);
@@ -971,11 +973,12 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
     abi::HeapEvent e = tables.heapEvent(tag, freed);
     if (e.unit == 0) return std::nullopt;
     // The tag's pair is the latest block's: where the tag went to another block between the
-    // violation and this report (a kernel that goes on allocating), or a free was logged late,
-    // the event is not of this block, and naming its thread and line would mislead. (A block of
-    // the same size at the same address cannot be told from it.)
+    // violation and this report (kernels that went on allocating before the records were read),
+    // or a free was logged after the next claim of its entry, the event is not of this block,
+    // and naming its thread and line would mislead. (A block of the same size at the same
+    // address cannot be told from it.)
     if (e.base != b.base || e.size != b.size) {
-      b.logReused = true;
+      (freed ? b.freedUnknown : b.allocatedUnknown) = true;
       return std::nullopt;
     }
     DeviceHeapCall c;
@@ -989,7 +992,8 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
     return c;
   };
   b.allocated = call(false);
-  b.freed = call(true);
+  // A free event of a block that was not freed is another block's (one written late).
+  if (b.freedBefore) b.freed = call(true);
   return b;
 }
 

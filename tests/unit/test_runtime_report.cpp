@@ -503,11 +503,11 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   CHECK_FALSE(j["heap_block"].contains("log_reused"));
 
   // The tag's log pair was another block's by the time of the report (the tag given out again
-  // while the kernel ran on): neither call is named, and the report says why.
+  // before the records were read): neither call is named, and the report says why.
   DeviceHeapBlock reused = block;
   reused.allocated.reset();
   reused.freed.reset();
-  reused.logReused = true;
+  reused.allocatedUnknown = reused.freedUnknown = true;
   v.heapBlock = reused;
   text = formatText(v, m, fakeSymbol);
   INFO(text);
@@ -516,8 +516,37 @@ TEST_CASE("device-heap violations name the block, its malloc and its free", "[ru
   CHECK(text.find("freed by (not known: the block's tag") != std::string::npos);
   CHECK(text.find("/src/heap.cu:12") == std::string::npos);
   j = toJson(v, fakeSymbol);
-  CHECK(j["heap_block"]["log_reused"] == true);
+  CHECK(j["heap_block"]["log_reused"] == nlohmann::json::array({"malloc", "free"}));
   CHECK_FALSE(j["heap_block"].contains("allocated_by"));
+  // Only the free event another block's (written late, after the next claim): the malloc is
+  // named, the free is not, each said as it is.
+  reused.allocated = block.allocated;
+  reused.allocatedUnknown = false;
+  v.heapBlock = reused;
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("allocated by thread (3,0,0) of block (0,0,0) of kernel make() at /src/heap.cu:12") !=
+        std::string::npos);
+  CHECK(text.find("freed by (not known: the block's tag") != std::string::npos);
+  j = toJson(v, fakeSymbol);
+  CHECK(j["heap_block"]["log_reused"] == nlohmann::json::array({"free"}));
+  CHECK(j["heap_block"]["allocated_by"]["line"] == 12);
+
+  // A block from the device runtime's cudaMalloc, an inline function of its header: the call's
+  // line is the header's, and the program's line is where it was inlined.
+  Site cudaMallocSite = mallocSite;
+  cudaMallocSite.file = "/cuda/include/cuda_device_runtime_api.h";
+  cudaMallocSite.line = 611;
+  cudaMallocSite.inlinedFile = "/src/heap.cu";
+  cudaMallocSite.inlinedLine = 9;
+  DeviceHeapBlock fromCudaMalloc = block;
+  fromCudaMalloc.allocated = DeviceHeapCall{&cudaMallocSite, "heap.cu", {0, 0, 0}, {3, 0, 0}};
+  v.heapBlock = fromCudaMalloc;
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("allocated by thread (3,0,0) of block (0,0,0) of kernel make() at "
+                  "/cuda/include/cuda_device_runtime_api.h:611, inlined into /src/heap.cu:9") != std::string::npos);
+  j = toJson(v, fakeSymbol);
+  CHECK(j["heap_block"]["allocated_by"]["inlined_at"]["line"] == 9);
+  CHECK(j["heap_block"]["allocated_by"]["inlined_at"]["file"] == "/src/heap.cu");
 
   // The same block freed again: the free wrapper refused (access flag "free"), with the entry
   // freed and the pointer at the block's start.
