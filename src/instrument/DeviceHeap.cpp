@@ -29,7 +29,7 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
       if (!isDeviceHeapFunction(callee) || defined.count(callee) || !declared.count(callee)) continue;
       if (places.empty()) places = sourcePlaces(*f);
       Site site = siteAt(*f, i, places[i], static_cast<uint32_t>(unit.sites.size()));
-      site.kind = callee == "free" ? "free" : "malloc";
+      site.kind = isDeviceHeapFree(callee) ? "free" : "malloc";
       site.space = "heap";
       unit.sites.push_back(site);
       ++unit.stats.deviceHeapCalls;

@@ -687,12 +687,28 @@ std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std:
              fmt::arg("dst", dst), fmt::arg("src", src));
 }
 
+namespace {
+// The device runtime's cudaMalloc and cudaFree (dynamic parallelism, -rdc -lcudadevrt): in a
+// kernel they are the device heap's malloc and free (CUDA's programming guide), so a block of
+// one may be freed by the other. Each returns a cudaError_t; cudaMalloc writes the block
+// through its first argument.
+constexpr const char* kDeviceCudaMalloc = "__cudaCDP2Malloc";
+constexpr const char* kDeviceCudaFree = "__cudaCDP2Free";
+}  // namespace
+
 bool isDeviceHeapFunction(const std::string& callee) {
-  return callee == "malloc" || callee == "__cuda_syscall_aligned_malloc" || callee == "free";
+  return callee == "malloc" || callee == "__cuda_syscall_aligned_malloc" || callee == "free" ||
+         callee == kDeviceCudaMalloc || callee == kDeviceCudaFree;
 }
 
+bool isDeviceHeapFree(const std::string& callee) { return callee == "free" || callee == kDeviceCudaFree; }
+
 std::string heapWrapperName(const std::string& callee, uint32_t unit) {
-  const char* what = callee == "free" ? "free" : callee == "malloc" ? "malloc" : "aligned_malloc";
+  const char* what = callee == "free"               ? "free"
+                     : callee == "malloc"           ? "malloc"
+                     : callee == kDeviceCudaMalloc  ? "cuda_malloc"
+                     : callee == kDeviceCudaFree    ? "cuda_free"
+                                                    : "aligned_malloc";
   return fmt::format("__cucatch_{}_{:08x}", what, unit);
 }
 
@@ -719,11 +735,25 @@ std::string heapEvent(const std::string& log, unsigned offset, uint32_t unit, co
       fmt::arg("block", block), fmt::arg("size", size));
 }
 
-// free's wrapper (deviceHeapWrappers). h0 the pointer, h1 untagged, w0 the site, w1 its tag.
-std::string freeWrapper(const std::string& name, uint32_t unit) {
+// The prototype of free's wrapper, or (`callee` the device runtime's cudaFree) of one that
+// returns the cudaError_t of the real call.
+std::string freeWrapperPrototype(const std::string& name, const std::string& callee) {
+  return fmt::format(".func {}{}(.param .b64 __cc_a0, .param .b32 __cc_site)", callee == "free" ? "" : "(.param .b32 __cc_ret) ",
+                     name);
+}
+
+// free's wrapper (deviceHeapWrappers), or the device runtime cudaFree's (`callee`). h0 the
+// pointer, h1 untagged, w0 the site, w1 its tag.
+std::string freeWrapper(const std::string& name, const std::string& callee, uint32_t unit) {
   FunctionRegs r;
+  const bool returnsError = callee != "free";
+  std::string freeCall =
+      returnsError ? fmt::format(".param .b32 __cc_r;\ncall.uni (__cc_r), {0}, (__cc_p0);\nld.param.b32 %__cc_w2, [__cc_r];\n"
+                                 "st.param.b32 [__cc_ret], %__cc_w2;\n",
+                                 callee)
+                   : fmt::format("call.uni {}, (__cc_p0);\n", callee);
   return fmt::format(
-      ".func {name}(.param .b64 __cc_a0, .param .b32 __cc_site)\n"
+      "{prototype}\n"
       "{{\n"
       "{prologue}"
       ".reg .b64 %__cc_h<4>;\n"
@@ -768,7 +798,7 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       "{{\n"
       ".param .b64 __cc_p0;\n"
       "st.param.b64 [__cc_p0], %__cc_h1;\n"
-      "call.uni free, (__cc_p0);\n"
+      "{freeCall}"
       "}}\n"
       "ret;\n"
       // Refused: the entry's word (w5) and bounds (t6/t7) go into the record.
@@ -787,7 +817,8 @@ std::string freeWrapper(const std::string& name, uint32_t unit) {
       "bra.uni $__cc_report;\n"
       "{report}"
       "}}\n",
-      fmt::arg("name", name), fmt::arg("prologue", functionPrologue(r)), fmt::arg("on", r.enabled),
+      fmt::arg("prototype", freeWrapperPrototype(name, callee)), fmt::arg("freeCall", freeCall),
+      fmt::arg("prologue", functionPrologue(r)), fmt::arg("on", r.enabled),
       fmt::arg("bst", r.bst), fmt::arg("t0", r.t(0)), fmt::arg("t3", r.t(3)), fmt::arg("t6", r.t(6)),
       fmt::arg("t7", r.t(7)), fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)),
       fmt::arg("untag", untagPointer("%__cc_h1", "%__cc_h0")), fmt::arg("tagShift", abi::kTagShift),
@@ -879,9 +910,47 @@ HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t u
   HeapWrappers w;
   for (const std::string& callee : wrapped) {
     const std::string name = heapWrapperName(callee, unit);
-    if (callee == "free") {
-      w.prototypes += fmt::format(".func {}(.param .b64 __cc_a0, .param .b32 __cc_site);\n", name);
-      w.definitions += freeWrapper(name, unit);
+    if (isDeviceHeapFree(callee)) {
+      w.prototypes += freeWrapperPrototype(name, callee) + ";\n";
+      w.definitions += freeWrapper(name, callee, unit);
+      continue;
+    }
+    if (callee == kDeviceCudaMalloc) {
+      // The device runtime's cudaMalloc(void** devPtr, size_t size): the real call with the
+      // pointer untagged (it may point into a tagged allocation: a struct's field), then, where
+      // it succeeded, the block it wrote there is given an entry and tag as malloc's are, and
+      // written back tagged.
+      w.prototypes += fmt::format(
+          ".func (.param .b32 __cc_ret) {}(.param .b64 __cc_a0, .param .b64 __cc_a1, .param .b32 __cc_site);\n", name);
+      w.definitions += fmt::format(
+          ".func (.param .b32 __cc_ret) {name}(.param .b64 __cc_a0, .param .b64 __cc_a1, .param .b32 __cc_site)\n"
+          "{{\n"
+          ".reg .b64 %__cc_h<10>;\n"
+          ".reg .b32 %__cc_w<10>;\n"
+          ".reg .pred %__cc_c<2>;\n"
+          "ld.param.b64 %__cc_h8, [__cc_a0];\n"
+          "{untag}"
+          "ld.param.b64 %__cc_h0, [__cc_a1];\n"
+          "ld.param.b32 %__cc_w0, [__cc_site];\n"
+          "{{\n"
+          ".param .b64 __cc_p0;\n"
+          "st.param.b64 [__cc_p0], %__cc_h8;\n"
+          ".param .b64 __cc_p1;\n"
+          "st.param.b64 [__cc_p1], %__cc_h0;\n"
+          ".param .b32 __cc_r;\n"
+          "call.uni (__cc_r), {callee}, (__cc_p0, __cc_p1);\n"
+          "ld.param.b32 %__cc_w9, [__cc_r];\n"
+          "}}\n"
+          "st.param.b32 [__cc_ret], %__cc_w9;\n"
+          "setp.ne.u32 %__cc_c1, %__cc_w9, 0;\n"
+          "@%__cc_c1 ret;\n"
+          "ld.u64 %__cc_h1, [%__cc_h8];\n"
+          "{claim}"
+          "st.u64 [%__cc_h8], %__cc_h1;\n"
+          "ret;\n"
+          "}}\n",
+          fmt::arg("name", name), fmt::arg("callee", callee), fmt::arg("untag", untagPointer("%__cc_h8", "%__cc_h8")),
+          fmt::arg("claim", claimHeapEntry(unit)));
       continue;
     }
     const bool aligned = callee != "malloc";

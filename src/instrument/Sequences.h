@@ -228,7 +228,8 @@ std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std:
                         const std::string& pred, const std::string& directLabel, DeviceHeapEntries heapEntries);
 
 // The device heap (instrument/DeviceHeap.h): whether `callee` is one of the functions whose
-// calls go to cucatch's wrappers (malloc, __cuda_syscall_aligned_malloc, free), the name of its
+// calls go to cucatch's wrappers (malloc, __cuda_syscall_aligned_malloc, free, and the device
+// runtime's cudaMalloc and cudaFree, __cudaCDP2Malloc and __cudaCDP2Free), the name of its
 // wrapper in `unit`, and the wrappers' text: prototypes (before the first call) and
 // definitions (after the module's own declarations of the wrapped functions) for `wrapped`.
 // Each wrapper takes the wrapped function's arguments and the call's site. malloc's: the
@@ -238,6 +239,7 @@ std::string untagIfOurs(const FunctionRegs& r, const MetadataRegs& m, const std:
 // else is reported (double free: the entry is freed already; invalid free: not a block's
 // start, or not the device heap's) through the wrapper's own report block, and not freed.
 bool isDeviceHeapFunction(const std::string& callee);
+bool isDeviceHeapFree(const std::string& callee);  // free, or the device runtime's cudaFree
 std::string heapWrapperName(const std::string& callee, uint32_t unit);
 struct HeapWrappers {
   std::string prototypes, definitions;
