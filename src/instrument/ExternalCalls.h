@@ -1,7 +1,8 @@
 // Pointers handed to device code cucatch did not instrument must be raw addresses: that code
 // dereferences them as they are, and the GPU faults on a tagged pointer. The device runtime's
-// functions (dynamic parallelism: __cudaCDP2Malloc writes through its first argument) and any
-// function declared but not defined in the module are such code. So every 64-bit argument of a
+// functions (dynamic parallelism: launches, streams; its cudaMalloc and cudaFree go to the
+// device heap's wrappers first, DeviceHeap.h) and any function declared but not defined in the
+// module are such code. So every 64-bit argument of a
 // direct call to a function without a body in this module that may hold a pointer is untagged
 // on its way into the call's parameter, if it is a pointer the runtime tagged: its tag names a
 // table entry with that tag, whose allocation it points into (READMETADATA, then a compare).

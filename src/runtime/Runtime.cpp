@@ -993,7 +993,12 @@ DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTabl
   };
   b.allocated = call(false);
   // A free event of a block that was not freed is another block's (one written late).
-  if (b.freedBefore) b.freed = call(true);
+  if (b.freedBefore) {
+    b.freed = call(true);
+    // A claim of the tag by another block clears its free event: where the malloc event is
+    // another block's, an empty free slot is that claim's doing, not a free never logged.
+    if (!b.freed && !b.freedUnknown && b.allocatedUnknown) b.freedUnknown = true;
+  }
   return b;
 }
 
