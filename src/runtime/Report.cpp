@@ -422,6 +422,11 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
   return out;
 }
 
+// A site's "inlined_at" (where its code was inlined), if it was.
+static void putInlinedAt(nlohmann::json& j, const Site& s) {
+  if (s.inlinedLine) j["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
+}
+
 nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
   auto frameList = [&](const Backtrace& bt) {
     nlohmann::json l = nlohmann::json::array();
@@ -450,8 +455,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     j["kernels"] = candidates;
     if (v.site) {
       j["function"] = demangle(v.site->function);
-      if (v.site->inlinedLine)
-        j["inlined_at"] = {{"file", v.site->inlinedFile}, {"line", v.site->inlinedLine}, {"column", v.site->inlinedColumn}};
+      putInlinedAt(j, *v.site);
       j["file"] = v.site->file;
       j["line"] = v.site->line;
       j["column"] = v.site->column;
@@ -500,8 +504,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
         k["file"] = c.site->file;
         k["line"] = c.site->line;
         k["ptx_line"] = c.site->ptxLine;
-        if (c.site->inlinedLine)
-          k["inlined_at"] = {{"file", c.site->inlinedFile}, {"line", c.site->inlinedLine}, {"column", c.site->inlinedColumn}};
+        putInlinedAt(k, *c.site);
       }
       return k;
     };
