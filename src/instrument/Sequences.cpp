@@ -41,18 +41,18 @@ std::string declareMetadata(const std::string& prefix, size_t count64, size_t co
 
 std::string functionPrologue(const FunctionRegs& r) {
   return fmt::format(
-      ".reg .b64 {bst}, {l1};\n"
+      ".reg .b64 {bst}, {root};\n"
       ".reg .pred {on};\n"
       ".reg .b64 %__cc_t<{n64}>;\n"
       ".reg .b32 %__cc_u<{n32}>;\n"
       ".reg .pred %__cc_q<{np}>;\n"
       "ld.const.u64 {bst}, [{state}+{bstOff}];\n"
-      "ld.const.u64 {l1}, [{state}+{l1Off}];\n"
+      "ld.const.u64 {root}, [{state}+{rootOff}];\n"
       "setp.ne.u64 {on}, {bst}, 0;\n",
-      fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1), fmt::arg("on", r.enabled),
+      fmt::arg("bst", r.bst), fmt::arg("root", r.shadowRoot), fmt::arg("on", r.enabled),
       fmt::arg("n64", FunctionRegs::kScratch64), fmt::arg("n32", FunctionRegs::kScratch32),
       fmt::arg("np", FunctionRegs::kScratchPred), fmt::arg("state", CUCATCH_STATE_SYMBOL),
-      fmt::arg("bstOff", abi::kStateBstOffset), fmt::arg("l1Off", abi::kStateShadowL1Offset));
+      fmt::arg("bstOff", abi::kStateBstOffset), fmt::arg("rootOff", abi::kStateShadowRootOffset));
 }
 
 std::string unknownMetadata(const MetadataRegs& m, const std::string& g) {
@@ -221,15 +221,25 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       "mov.u32 {u0}, {u2};\n"
       "setp.lt.u32 {q0}, {u2}, {directTag};\n"
       "@!{q0} bra {direct};\n"
+      // The shadow walk (cucatch_abi.h): root, directory, then the page's leaf at the page's
+      // granule. Three dependent loads, for untagged and temporally tagged pointers only.
       "mov.u32 {u0}, 0;\n"
-      "shr.u64 {t2}, {t1}, {l1Shift};\n"
-      "setp.lt.u64 {q0}, {t2}, {l1Entries};\n"
+      "shr.u64 {t2}, {t1}, {rootShift};\n"
+      "setp.lt.u64 {q0}, {t2}, {rootEntries};\n"
       "and.pred {q0}, {q0}, {on};\n"
       "shl.b64 {t2}, {t2}, 3;\n"
-      "add.s64 {t2}, {t2}, {l1};\n"
+      "add.s64 {t2}, {t2}, {root};\n"
       "@{q0} ld.global.u64 {t3}, [{t2}];\n"
-      "shr.u64 {t4}, {t1}, {granuleShift};\n"
-      "and.b64 {t4}, {t4}, {l2Mask};\n"
+      "shr.u64 {t4}, {t1}, {pageShift};\n"
+      "and.b64 {t4}, {t4}, {dirMask};\n"
+      "shl.b64 {t4}, {t4}, 3;\n"
+      "@{q0} add.s64 {t4}, {t4}, {t3};\n"
+      "@{q0} ld.global.u64 {t3}, [{t4}];\n"
+      "shr.u64 {t2}, {t3}, {entryShiftBit};\n"
+      "cvt.u32.u64 {u3}, {t2};\n"
+      "and.b64 {t3}, {t3}, {entryMask};\n"
+      "and.b64 {t4}, {t1}, {pageMask};\n"
+      "shr.u64 {t4}, {t4}, {u3};\n"
       "shl.b64 {t4}, {t4}, 2;\n"
       "@{q0} add.s64 {t4}, {t4}, {t3};\n"
       "@{q0} ld.global.u32 {u0}, [{t4}];\n"
@@ -268,11 +278,14 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("t5", r.t(5)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)), fmt::arg("u0", r.u(0)),
       fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
       fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)),
-      fmt::arg("q3", r.q(3)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("l1", r.shadowL1),
+      fmt::arg("q3", r.q(3)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("root", r.shadowRoot),
       fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
-      fmt::arg("l1Shift", abi::kShadowL1Shift), fmt::arg("l1Entries", 1u << abi::kShadowL1Bits),
-      fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("granuleShift", abi::kShadowGranuleShift),
-      fmt::arg("l2Mask", (1u << abi::kShadowL2Bits) - 1), fmt::arg("entryBytes", abi::kBstEntryBytes),
+      fmt::arg("rootShift", abi::kShadowRootShift), fmt::arg("rootEntries", 1u << abi::kShadowRootBits),
+      fmt::arg("pageShift", abi::kShadowPageShift), fmt::arg("dirMask", (1u << abi::kShadowDirBits) - 1),
+      fmt::arg("entryShiftBit", abi::kShadowEntryShiftBit),
+      fmt::arg("entryMask", fmt::format("0x{:016X}", abi::kShadowEntryAddressMask)),
+      fmt::arg("pageMask", (1u << abi::kShadowPageShift) - 1),
+      fmt::arg("directTag", abi::kFirstDirectTag), fmt::arg("entryBytes", abi::kBstEntryBytes),
       fmt::arg("metaOff", abi::kBstMetaOffset), fmt::arg("all", kUnknownSize),
       fmt::arg("liveEntry", abi::kBstLive << 8), fmt::arg("firstTemporal", abi::kFirstTemporalTag),
       fmt::arg("temporalTags", abi::kLastTemporalTag - abi::kFirstTemporalTag + 1),

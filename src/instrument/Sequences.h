@@ -18,7 +18,7 @@ struct MetadataRegs {
 
 // Per-function registers the sequences share: the runtime's tables and scratch.
 struct FunctionRegs {
-  std::string bst = "%__cc_bst", shadowL1 = "%__cc_l1", enabled = "%__cc_on";
+  std::string bst = "%__cc_bst", shadowRoot = "%__cc_root", enabled = "%__cc_on";
   std::string t(int i) const { return "%__cc_t" + std::to_string(i); }  // .b64 scratch
   std::string u(int i) const { return "%__cc_u" + std::to_string(i); }  // .b32 scratch
   std::string q(int i) const { return "%__cc_q" + std::to_string(i); }  // .pred scratch

@@ -1,6 +1,7 @@
 #include "runtime/DeviceTables.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,8 +12,13 @@
 namespace cucatch::runtime {
 
 namespace {
-constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * sizeof(uint32_t);
-constexpr size_t kL1Entries = size_t(1) << abi::kShadowL1Bits;
+constexpr size_t kRootBytes = (size_t(1) << abi::kShadowRootBits) * sizeof(uint64_t);
+constexpr size_t kDirectoryEntries = size_t(1) << abi::kShadowDirBits;
+constexpr size_t kDirectoryBytes = kDirectoryEntries * sizeof(uint64_t);
+// A page's first table has granules no coarser than 512 bytes, the driver's allocation
+// alignment (Metadata's extentAlign): more small allocations in the page then fit it, where a
+// coarser one would be replaced at the next.
+constexpr unsigned kCoarsestLeafShift = 9;
 // 8192 BST entries a lap: the host waits for cucatch's stream once per that many changes.
 constexpr size_t kStagingBytes = 256 * 1024;
 }  // namespace
@@ -59,27 +65,45 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   t->published_ = metadata.bst();
   t->bstCapacity_ = static_cast<uint32_t>(metadata.bst().size());
   size_t bstBytes = metadata.bst().size() * sizeof(abi::BstEntry);
+  size_t identityBytes = size_t(t->bstCapacity_) * sizeof(uint32_t);
   if (ok) step(d.cuMemAlloc(&t->bst_, bstBytes), "allocating the base & size table");
-  if (ok) step(d.cuMemAlloc(&t->zeroTable_, kL2Bytes), "allocating the shadow map");
-  if (ok) step(d.cuMemAlloc(&t->l1_, kL1Entries * sizeof(uint64_t)), "allocating the shadow map");
+  if (ok) step(d.cuMemAlloc(&t->identity_, identityBytes), "allocating the shadow map");
+  if (ok) step(d.cuMemAlloc(&t->emptyDirectory_, kDirectoryBytes), "allocating the shadow map");
+  if (ok) step(d.cuMemAlloc(&t->root_, kRootBytes), "allocating the shadow map");
+  std::vector<uint32_t> identity(t->bstCapacity_);
+  for (uint32_t i = 0; i < t->bstCapacity_; ++i) identity[i] = i;
   if (ok) {
-    // The whole table goes up now (pageable source: staged when the call returns).
+    t->shadowBytes_ = identityBytes + kDirectoryBytes + kRootBytes;
+    // The whole table goes up now (pageable sources: staged when the call returns).
     step(d.cuMemcpyHtoDAsync(t->bst_, metadata.bst().data(), bstBytes, t->stream_), "uploading the base & size table");
-    step(d.cuMemsetD32Async(t->zeroTable_, 0, kL2Bytes / 4, t->stream_), "clearing the shadow map");
-    // Every first-level slot points at the shared all-zero second level.
-    step(d.cuMemsetD2D32Async(t->l1_, 8, static_cast<uint32_t>(t->zeroTable_), 1, kL1Entries, t->stream_),
+    step(d.cuMemcpyHtoDAsync(t->identity_, identity.data(), identityBytes, t->stream_), "filling the shadow map");
+    // Every page of the shared directory unmapped, every root slot that directory.
+    uint64_t unmapped = t->uniformEntry(0);
+    step(d.cuMemsetD2D32Async(t->emptyDirectory_, 8, static_cast<uint32_t>(unmapped), 1, kDirectoryEntries, t->stream_),
          "filling the shadow map");
-    step(d.cuMemsetD2D32Async(t->l1_ + 4, 8, static_cast<uint32_t>(t->zeroTable_ >> 32), 1, kL1Entries, t->stream_),
+    step(d.cuMemsetD2D32Async(t->emptyDirectory_ + 4, 8, static_cast<uint32_t>(unmapped >> 32), 1, kDirectoryEntries,
+                              t->stream_),
+         "filling the shadow map");
+    size_t rootEntries = kRootBytes / sizeof(uint64_t);
+    step(d.cuMemsetD2D32Async(t->root_, 8, static_cast<uint32_t>(t->emptyDirectory_), 1, rootEntries, t->stream_),
+         "filling the shadow map");
+    step(d.cuMemsetD2D32Async(t->root_ + 4, 8, static_cast<uint32_t>(t->emptyDirectory_ >> 32), 1, rootEntries,
+                              t->stream_),
          "filling the shadow map");
   }
   // What other contexts' allocations mapped before this context appeared.
-  for (uint64_t slot : metadata.shadow().slots()) {
+  t->publishedShadow_ = metadata.shadow();
+  t->publishedShadow_.takeWrites();
+  for (uint64_t page : t->publishedShadow_.pages()) {
     if (!ok) break;
-    CUdeviceptr table = t->secondLevelTable(slot);
-    // (A pageable source: staged by the time the call returns.)
-    std::vector<uint32_t> host = metadata.shadow().table(slot);
-    if (!table) ok = false;
-    else step(d.cuMemcpyHtoDAsync(table, host.data(), kL2Bytes, t->stream_), "uploading the shadow map");
+    unsigned need = t->publishedShadow_.granuleShift(page);
+    if (need < abi::kShadowPageShift) {
+      ok = t->makeLeaf(page, std::min(need, kCoarsestLeafShift));
+      continue;
+    }
+    CUdeviceptr entry = t->pageEntry(page);
+    if (!entry) ok = false;
+    else t->writeWords({{entry, t->uniformEntry(t->publishedShadow_.lookup(page << abi::kShadowPageShift)), true}}, t->stream_);
   }
   if (ok) {
     t->heapLogOffset_ = abi::kErrorHeaderBytes + size_t(maxErrors) * abi::kErrorRecordBytes;
@@ -97,25 +121,87 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   return ok ? std::move(t) : nullptr;
 }
 
-CUdeviceptr DeviceTables::secondLevelTable(uint64_t slot) {
-  auto it = l2_.find(slot);
-  if (it != l2_.end()) return it->second;
-  CUdeviceptr t = 0;
-  if (d_.check(d_.cuMemAlloc(&t, kL2Bytes), "allocating a shadow table") != CUDA_SUCCESS) return 0;
-  d_.check(d_.cuMemsetD32Async(t, 0, kL2Bytes / 4, stream_), "clearing a shadow table");
-  CUdeviceptr entry = l1_ + slot * sizeof(uint64_t);
-  d_.check(d_.cuMemsetD32Async(entry, static_cast<uint32_t>(t), 1, stream_), "linking a shadow table");
-  d_.check(d_.cuMemsetD32Async(entry + 4, static_cast<uint32_t>(t >> 32), 1, stream_), "linking a shadow table");
+uint64_t DeviceTables::uniformEntry(uint32_t value) const {
+  return (uint64_t(abi::kShadowPageShift) << abi::kShadowEntryShiftBit) | (identity_ + uint64_t(value) * 4);
+}
+
+CUdeviceptr DeviceTables::directory(uint64_t slot) {
+  auto it = directories_.find(slot);
+  if (it != directories_.end()) return it->second;
+  CUdeviceptr dir = 0;
+  if (d_.check(d_.cuMemAlloc(&dir, kDirectoryBytes), "allocating a shadow directory") != CUDA_SUCCESS) return 0;
+  uint64_t unmapped = uniformEntry(0);
+  d_.check(d_.cuMemsetD2D32Async(dir, 8, static_cast<uint32_t>(unmapped), 1, kDirectoryEntries, stream_),
+           "filling a shadow directory");
+  d_.check(d_.cuMemsetD2D32Async(dir + 4, 8, static_cast<uint32_t>(unmapped >> 32), 1, kDirectoryEntries, stream_),
+           "filling a shadow directory");
+  writeWords({{root_ + slot * sizeof(uint64_t), dir, true}}, stream_);
+  d_.check(d_.cuStreamSynchronize(stream_), "linking a shadow directory");
+  shadowBytes_ += kDirectoryBytes;
+  directories_[slot] = dir;
+  return dir;
+}
+
+CUdeviceptr DeviceTables::pageEntry(uint64_t page) {
+  CUdeviceptr dir = directory(page >> abi::kShadowDirBits);
+  return dir ? dir + (page & (kDirectoryEntries - 1)) * sizeof(uint64_t) : 0;
+}
+
+bool DeviceTables::makeLeaf(uint64_t page, unsigned shift) {
+  CUdeviceptr entry = pageEntry(page);
+  if (!entry) return false;
+  std::vector<uint32_t> host = publishedShadow_.leaf(page, shift);
+  size_t bytes = host.size() * sizeof(uint32_t);
+  CUdeviceptr table = 0;
+  if (d_.check(d_.cuMemAlloc(&table, bytes), "allocating a shadow table") != CUDA_SUCCESS) return false;
+  // (A pageable source: staged by the time the call returns.)
+  d_.check(d_.cuMemcpyHtoDAsync(table, host.data(), bytes, stream_), "filling a shadow table");
+  writeWords({{entry, (uint64_t(shift) << abi::kShadowEntryShiftBit) | table, true}}, stream_);
+  // Waited for: the writes that follow may go into a program's stream.
   d_.check(d_.cuStreamSynchronize(stream_), "linking a shadow table");
-  l2_[slot] = t;
-  return t;
+  leaves_[page] = Leaf{table, shift};
+  shadowBytes_ += bytes;
+  return true;
 }
 
 void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
                          const std::vector<ShadowMap::Write>& writes, Order order) {
-  // Made (and waited for) before cucatch's streams may be held up behind an event.
-  std::vector<CUdeviceptr> tables;
-  for (const auto& w : writes) tables.push_back(secondLevelTable(w.l1Slot));
+  // The pages written, each in the form its contents before and after these writes need: a
+  // table fine enough for both, or (holding one value before and after) its entry alone. Made
+  // (and waited for) before cucatch's streams may be held up behind an event.
+  // A table whose granule the writes' ends all fall on takes them as it is (its contents were
+  // exact at that granule, and the writes add no other change of value), which spares reading
+  // the page's runs, many where small allocations lie, at every allocation.
+  std::vector<uint64_t> pages;
+  std::unordered_map<uint64_t, unsigned> aligned;  // page -> the coarsest granule its writes' ends fall on
+  for (const auto& w : writes) {
+    auto at = [](uint32_t granule) {
+      return granule % ShadowMap::kPageGranules == 0 ? ShadowMap::kPageGranuleBits
+                                                     : static_cast<unsigned>(std::countr_zero(granule));
+    };
+    unsigned shift = abi::kShadowGranuleShift + std::min(at(w.first), at(w.first + w.count));
+    auto [it, fresh] = aligned.emplace(w.page, shift);
+    if (fresh) pages.push_back(w.page);
+    else it->second = std::min(it->second, shift);
+  }
+  std::unordered_map<uint64_t, bool> usable;  // page -> its device form takes the writes
+  for (uint64_t page : pages) {
+    auto leaf = leaves_.find(page);
+    bool ok = true;
+    if (leaf != leaves_.end() && leaf->second.shift <= aligned[page]) {
+      // as it is
+    } else {
+      unsigned need = std::min(metadata.shadow().granuleShift(page), publishedShadow_.granuleShift(page));
+      if (leaf != leaves_.end()) {
+        if (leaf->second.shift > need) ok = makeLeaf(page, need);
+      } else if (need < abi::kShadowPageShift) {
+        ok = makeLeaf(page, std::min(need, kCoarsestLeafShift));
+      } else {
+        ok = pageEntry(page) != 0;
+      }
+    }
+    usable[page] = ok;
+  }
   CUstream target = order.kind == Order::InStream ? order.stream : stream_;
   if (order.kind == Order::AfterEvent) {
     // On a stream of its own: the launches that wait for stream_'s event must not be held up
@@ -128,34 +214,39 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     else
       order.kind = Order::Deferred;  // then before the next launch
   }
+  // The changes take their values now (a captured stream replays them as they are), and no
+  // staging memory has to outlive a program's stream: a memset per long run of a page table,
+  // and every other word that changes (a few granules, the entries of pages that hold one
+  // value, an ordered update's BST words) written by one batch of stream memory operations.
+  // (One call: an enqueue costs microseconds, and a stream-ordered allocation changes six words
+  // of its entry.) In the order taken: a later write may cover an earlier one (a freed
+  // allocation's granules unmapped, then mapped to the allocation that reuses its address and
+  // its index), so the words collected so far go out before each memset.
+  std::vector<Word> words;
+  for (const auto& w : writes) {
+    publishedShadow_.apply(w);
+    auto leaf = leaves_.find(w.page);
+    if (!usable[w.page] || leaf == leaves_.end()) continue;  // (a page holding one value: below)
+    // The granules of the page's table that the write touches. The page holds one value in
+    // each once these writes are done, the value of the last write that touches it.
+    unsigned k = leaf->second.shift - abi::kShadowGranuleShift;
+    uint32_t first = w.first >> k, count = ((w.first + w.count - 1) >> k) - first + 1;
+    CUdeviceptr at = leaf->second.table + uint64_t(first) * 4;
+    if (count <= kShortRun) {
+      for (uint32_t i = 0; i < count; ++i) words.push_back({at + 4 * i, w.value, false});
+      continue;
+    }
+    writeWords(words, target);
+    words.clear();
+    d_.check(d_.cuMemsetD32Async(at, w.value, count, target), "updating the shadow map");
+  }
+  for (uint64_t page : pages)
+    if (usable[page] && !leaves_.count(page))
+      words.push_back({pageEntry(page), uniformEntry(publishedShadow_.lookup(page << abi::kShadowPageShift)), true});
   if (order.kind == Order::Deferred) {
-    for (size_t i = 0; i < writes.size(); ++i)
-      if (tables[i])
-        d_.check(d_.cuMemsetD32Async(tables[i] + uint64_t(writes[i].first) * 4, writes[i].value, writes[i].count, target),
-                 "updating the shadow map");
+    writeWords(words, target);
     copyEntries(metadata, entries);
   } else {
-    // Ordered changes take their values now (a captured stream replays them as they are), and
-    // no staging memory has to outlive a program's stream: a memset per long shadow run, and
-    // every other word that changes (a few shadow granules, the BST words) written by one
-    // batch of stream memory operations. (One call: an enqueue costs microseconds, and a
-    // stream-ordered allocation changes six words of its entry.)
-    // In the order taken: a later write may cover an earlier one (a freed allocation's granules
-    // unmapped, then mapped to the allocation that reuses its address and its index), so the
-    // words collected so far go out before each memset.
-    std::vector<std::pair<CUdeviceptr, uint32_t>> words;
-    for (size_t i = 0; i < writes.size(); ++i) {
-      const auto& w = writes[i];
-      if (!tables[i]) continue;
-      CUdeviceptr at = tables[i] + uint64_t(w.first) * 4;
-      if (w.count <= kShortRun) {
-        for (uint32_t k = 0; k < w.count; ++k) words.emplace_back(at + 4 * k, w.value);
-        continue;
-      }
-      writeWords(words, target);
-      words.clear();
-      d_.check(d_.cuMemsetD32Async(at, w.value, w.count, target), "updating the shadow map");
-    }
     for (uint32_t index : entries) {
       const abi::BstEntry& e = metadata.bst()[index];
       uint32_t now[kWords], before[kWords];
@@ -163,7 +254,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
       std::memcpy(before, &published_[index], sizeof before);
       CUdeviceptr at = bst_ + uint64_t(index) * sizeof(abi::BstEntry);
       for (unsigned k = 0; k < kWords; ++k)
-        if (now[k] != before[k]) words.emplace_back(at + 4 * k, now[k]);
+        if (now[k] != before[k]) words.push_back({at + 4 * k, now[k], false});
       published_[index] = e;
     }
     writeWords(words, target);
@@ -175,7 +266,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     d_.check(d_.cuStreamSynchronize(stream_), "updating the device tables");  // no event: the host waits
 }
 
-void DeviceTables::writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>>& words, CUstream stream) {
+void DeviceTables::writeWords(const std::vector<Word>& words, CUstream stream) {
   size_t done = 0;
   if (batchMemOps_) {
     std::vector<CUstreamBatchMemOpParams> ops;
@@ -183,24 +274,30 @@ void DeviceTables::writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>
       ops.clear();
       for (size_t k = done; k < words.size() && ops.size() < kMaxBatch; ++k) {
         CUstreamBatchMemOpParams op{};
-        op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-        op.writeValue.address = words[k].first;
-        op.writeValue.value = words[k].second;
+        op.writeValue.operation = words[k].wide ? CU_STREAM_MEM_OP_WRITE_VALUE_64 : CU_STREAM_MEM_OP_WRITE_VALUE_32;
+        op.writeValue.address = words[k].at;
+        if (words[k].wide) op.writeValue.value64 = words[k].value;
+        else op.writeValue.value = static_cast<uint32_t>(words[k].value);
         op.writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
         ops.push_back(op);
       }
       CUresult r = d_.cuStreamBatchMemOp(stream, static_cast<unsigned>(ops.size()), ops.data(), 0);
       if (r != CUDA_SUCCESS) {
         // The same words by memsets, from this batch on: for good where the device or driver has
-        // no stream memory operations, else with a warning.
+        // no stream memory operations, else with a warning. (A 64-bit word is then two writes:
+        // a kernel reading it meanwhile could see half of each.)
         if (r == CUDA_ERROR_NOT_SUPPORTED) batchMemOps_ = false;
         else d_.check(r, "updating cucatch's tables in one batch (written one by one instead)");
         break;
       }
     }
   }
-  for (; done < words.size(); ++done)
-    d_.check(d_.cuMemsetD32Async(words[done].first, words[done].second, 1, stream), "updating cucatch's tables");
+  for (; done < words.size(); ++done) {
+    const Word& w = words[done];
+    d_.check(d_.cuMemsetD32Async(w.at, static_cast<uint32_t>(w.value), 1, stream), "updating cucatch's tables");
+    if (w.wide)
+      d_.check(d_.cuMemsetD32Async(w.at + 4, static_cast<uint32_t>(w.value >> 32), 1, stream), "updating cucatch's tables");
+  }
 }
 
 void DeviceTables::copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries) {
@@ -255,7 +352,7 @@ abi::ModuleState DeviceTables::moduleState(uint32_t flags) const {
   abi::ModuleState s{};
   s.bst = bst_;
   s.bstCapacity = bstCapacity_;
-  s.shadowL1 = l1_;
+  s.shadowRoot = root_;
   s.errorBuffer = errorDevice_;
   s.flags = flags;
   s.heapLog = errorDevice_ ? errorDevice_ + heapLogOffset_ : 0;

@@ -35,10 +35,14 @@ class DeviceTables {
   // `writes` (taken once from `metadata`, applied to every context). Deferred: enqueued on
   // cucatch's stream, and the next launch in this context waits for it (orderAfterUpdates), never
   // the host; InStream: enqueued in the program's stream; AfterEvent: enqueued on a second
-  // cucatch stream, which waits for the event and which the host never waits for. Second-level
-  // tables a write needs are made first. This context must be current.
+  // cucatch stream, which waits for the event and which the host never waits for. A page whose
+  // device form cannot take the writes (one value throughout until now, or a table too coarse)
+  // gets a new table first, holding what the page held before them, on cucatch's stream and
+  // waited for. This context must be current.
   void apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
              const std::vector<ShadowMap::Write>& writes, Order order);
+  // Device memory the shadow map holds in this context (root, directories, page tables).
+  size_t shadowBytes() const { return shadowBytes_; }
   // Orders work the program enqueues next in `stream` (a launch, a stream-ordered update) after every Deferred update
   // so far, without blocking the host: nothing once the updates are known to have finished, a
   // wait on cucatch's event otherwise. A stream being captured is left alone (its graph waits
@@ -68,14 +72,28 @@ class DeviceTables {
 
  private:
   explicit DeviceTables(const Driver& d) : d_(d) {}
-  // The device second-level table of first-level slot `slot`, made (zeroed and linked) on
-  // first use; 0 when the allocation failed.
-  CUdeviceptr secondLevelTable(uint64_t slot);
+  // One 32- or 64-bit word an ordered update writes.
+  struct Word {
+    CUdeviceptr at;
+    uint64_t value;
+    bool wide;
+  };
+  // The directory of root slot `slot`, made (every page unmapped) and linked on first use; 0
+  // when the allocation failed.
+  CUdeviceptr directory(uint64_t slot);
+  // The device address of `page`'s entry in its directory (0: none could be made).
+  CUdeviceptr pageEntry(uint64_t page);
+  // A page entry for a page that holds `value` throughout: a granule of the whole page, whose
+  // table is word `value` of identity_.
+  uint64_t uniformEntry(uint32_t value) const;
+  // Gives `page` a table of granules of 2^shift bytes holding what publishedShadow_ holds, and links
+  // it, on stream_, waited for. False when the driver refused.
+  bool makeLeaf(uint64_t page, unsigned shift);
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
   // Ordered updates: the 32-bit words (address, value) written in `stream`'s order, in one
   // batch of stream memory operations where the driver has them.
-  void writeWords(const std::vector<std::pair<CUdeviceptr, uint32_t>>& words, CUstream stream);
+  void writeWords(const std::vector<Word>& words, CUstream stream);
   static constexpr unsigned kWords = sizeof(abi::BstEntry) / 4;
   // Shadow runs up to this long go into the batch word by word, longer ones are memsets.
   static constexpr uint32_t kShortRun = 4;
@@ -99,9 +117,23 @@ class DeviceTables {
   // The BST as this context's device copy holds it once every update so far is applied: an
   // ordered update writes only the words that change (a free changes one).
   std::vector<abi::BstEntry> published_;
-  CUdeviceptr bst_ = 0, l1_ = 0, zeroTable_ = 0;
+  CUdeviceptr bst_ = 0;
   uint32_t bstCapacity_ = 0;
-  std::unordered_map<uint64_t, CUdeviceptr> l2_;
+  // The shadow map (cucatch_abi.h): the root, the directory every unused root slot points at,
+  // identity_ (word i holds i: the table of every page that holds one value), the directories
+  // made, and the pages with a table of their own (a page without one holds one value).
+  CUdeviceptr root_ = 0, emptyDirectory_ = 0, identity_ = 0;
+  std::unordered_map<uint64_t, CUdeviceptr> directories_;
+  struct Leaf {
+    CUdeviceptr table;
+    unsigned shift;
+  };
+  std::unordered_map<uint64_t, Leaf> leaves_;
+  // The shadow map as this context's device copy holds it once every update so far is applied:
+  // what a new page table starts with. (A table replaced by a finer one is not freed: a kernel
+  // may still be reading it. A page's table only ever gets finer, so they are few.)
+  ShadowMap publishedShadow_;
+  size_t shadowBytes_ = 0;
   // Host memory registered (not cuMemHostAlloc'ed) so that it outlives the context: a trap
   // ends the context, and the records must still be read.
   unsigned char* errorHost_ = nullptr;

@@ -1,24 +1,25 @@
 #include "runtime/Metadata.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace cucatch::runtime {
 
 // ----------------------------------------------------------------------------- shadow map
 
 namespace {
-// Calls fn(slot, first, count) for the granules [base, base + size) covers, one run per
-// second-level table, as far as the device walk reaches.
+// Calls fn(page, first, count) for the granules [base, base + size) covers, one run per 2 MiB
+// page, as far as the device walk reaches.
 template <class Fn>
-void forEachTableRun(uint64_t base, uint64_t size, Fn fn) {
+void forEachPageRun(uint64_t base, uint64_t size, Fn fn) {
   if (size == 0) return;
   uint64_t first = untag(base) >> abi::kShadowGranuleShift;
   uint64_t last = (untag(base) + size - 1) >> abi::kShadowGranuleShift;
+  last = std::min(last, (ShadowMap::kAddressLimit >> abi::kShadowGranuleShift) - 1);
   for (uint64_t g = first; g <= last;) {
-    uint64_t slot = g >> abi::kShadowL2Bits;
-    if (slot >= ShadowMap::kL1Entries) return;
-    uint64_t runLast = std::min(last, ((slot + 1) << abi::kShadowL2Bits) - 1);
-    fn(slot, static_cast<uint32_t>(g & (ShadowMap::kL2Entries - 1)), static_cast<uint32_t>(runLast - g + 1));
+    uint64_t page = g >> ShadowMap::kPageGranuleBits;
+    uint64_t runLast = std::min(last, ((page + 1) << ShadowMap::kPageGranuleBits) - 1);
+    fn(page, static_cast<uint32_t>(g & (ShadowMap::kPageGranules - 1)), static_cast<uint32_t>(runLast - g + 1));
     g = runLast + 1;
   }
 }
@@ -64,19 +65,21 @@ void ShadowMap::assign(uint64_t first, uint64_t end, uint32_t value) {
 }
 
 void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
-  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
-    if (index == 0 && !slots_.count(slot)) return;  // unmapping something never mapped: nothing to do
-    slots_.insert(slot);
-    uint64_t at = (slot << abi::kShadowL2Bits) + first;
+  forEachPageRun(base, size, [&](uint64_t page, uint32_t first, uint32_t count) {
+    uint64_t at = (page << kPageGranuleBits) + first;
+    if (index == 0) {  // unmapping: only where something is mapped
+      bool any = false;
+      forEachRunIn(at, at + count, [&](uint64_t, uint64_t, uint32_t) { any = true; });
+      if (!any) return;
+    }
     assign(at, at + count, index);
-    recordWrite(slot, first, count, index);
+    recordWrite(page, first, count, index);
   });
 }
 
 void ShadowMap::unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index) {
-  forEachTableRun(base, size, [&](uint64_t slot, uint32_t first, uint32_t count) {
-    if (!slots_.count(slot)) return;
-    uint64_t from = (slot << abi::kShadowL2Bits) + first;
+  forEachPageRun(base, size, [&](uint64_t page, uint32_t first, uint32_t count) {
+    uint64_t from = (page << kPageGranuleBits) + first;
     // The parts of [from, from + count) that map to `index`, in increasing order (collected
     // first: unmapping them changes the runs).
     std::vector<std::pair<uint64_t, uint64_t>> parts;
@@ -85,17 +88,22 @@ void ShadowMap::unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index) {
     });
     for (auto [lo, hi] : parts) {
       assign(lo, hi, 0);
-      recordWrite(slot, static_cast<uint32_t>(lo - (slot << abi::kShadowL2Bits)), static_cast<uint32_t>(hi - lo), 0);
+      recordWrite(page, static_cast<uint32_t>(lo - (page << kPageGranuleBits)), static_cast<uint32_t>(hi - lo), 0);
     }
   });
 }
 
-void ShadowMap::recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint32_t value) {
-  if (!writes_.empty() && writes_.back().l1Slot == slot && writes_.back().value == value &&
+void ShadowMap::recordWrite(uint64_t page, uint32_t first, uint32_t count, uint32_t value) {
+  if (!writes_.empty() && writes_.back().page == page && writes_.back().value == value &&
       writes_.back().first + writes_.back().count == first)
     writes_.back().count += count;
   else
-    writes_.push_back(Write{slot, first, count, value});
+    writes_.push_back(Write{page, first, count, value});
+}
+
+void ShadowMap::apply(const Write& w) {
+  uint64_t at = (w.page << kPageGranuleBits) + w.first;
+  assign(at, at + w.count, w.value);
 }
 
 uint32_t ShadowMap::lookup(uint64_t address) const {
@@ -106,22 +114,60 @@ uint32_t ShadowMap::lookup(uint64_t address) const {
   return g < it->second.end ? it->second.value : 0;
 }
 
+std::vector<ShadowMap::Part> ShadowMap::mapped(uint64_t from, uint64_t to) const {
+  std::vector<Part> out;
+  forEachRunIn(from >> abi::kShadowGranuleShift, to >> abi::kShadowGranuleShift, [&](uint64_t lo, uint64_t hi, uint32_t v) {
+    out.push_back({lo << abi::kShadowGranuleShift, hi << abi::kShadowGranuleShift, v});
+  });
+  return out;
+}
+
 std::vector<ShadowMap::Write> ShadowMap::takeWrites() {
   std::vector<Write> out;
   out.swap(writes_);
   return out;
 }
 
-std::vector<uint32_t> ShadowMap::table(uint64_t l1Slot) const {
-  std::vector<uint32_t> out(kL2Entries, 0);
-  uint64_t from = l1Slot << abi::kShadowL2Bits;
-  forEachRunIn(from, from + kL2Entries, [&](uint64_t lo, uint64_t hi, uint32_t value) {
-    std::fill(out.begin() + static_cast<ptrdiff_t>(lo - from), out.begin() + static_cast<ptrdiff_t>(hi - from), value);
+unsigned ShadowMap::granuleShift(uint64_t page) const {
+  uint64_t from = page << kPageGranuleBits, to = from + kPageGranules;
+  // The finest alignment of a change of value inside the page (granules).
+  unsigned finest = kPageGranuleBits;
+  uint64_t at = from;    // where the part seen so far ends
+  uint32_t value = 0;    // its value (0 before the first run)
+  auto change = [&](uint64_t where) {
+    if (where > from && where < to) finest = std::min<unsigned>(finest, std::countr_zero(where - from));
+  };
+  forEachRunIn(from, to, [&](uint64_t lo, uint64_t hi, uint32_t v) {
+    if (lo != at) {  // a gap (value 0) before this run
+      if (value != 0) change(at);
+      value = 0;
+    }
+    if (v != value) change(lo);
+    at = hi;
+    value = v;
+  });
+  if (at != to && value != 0) change(at);
+  return abi::kShadowGranuleShift + finest;
+}
+
+std::vector<uint32_t> ShadowMap::leaf(uint64_t page, unsigned shift) const {
+  unsigned k = shift - abi::kShadowGranuleShift;
+  uint64_t from = page << kPageGranuleBits;
+  std::vector<uint32_t> out(kPageGranules >> k, 0);
+  forEachRunIn(from, from + kPageGranules, [&](uint64_t lo, uint64_t hi, uint32_t value) {
+    uint64_t first = (lo - from) >> k, end = (hi - from + (uint64_t(1) << k) - 1) >> k;
+    std::fill(out.begin() + static_cast<ptrdiff_t>(first), out.begin() + static_cast<ptrdiff_t>(end), value);
   });
   return out;
 }
 
-std::vector<uint64_t> ShadowMap::slots() const { return {slots_.begin(), slots_.end()}; }
+std::vector<uint64_t> ShadowMap::pages() const {
+  std::vector<uint64_t> out;
+  for (const auto& [first, run] : runs_)
+    for (uint64_t p = first >> kPageGranuleBits; p <= (run.end - 1) >> kPageGranuleBits; ++p)
+      if (out.empty() || out.back() < p) out.push_back(p);
+  return out;
+}
 
 // ----------------------------------------------------------------------------- allocations
 
@@ -196,7 +242,7 @@ uint32_t Metadata::takeIndex(bool direct) {
         auto old = byBase_.find(it->second);
         if (old != byBase_.end() && old->second.bstIndex == i) {
           Allocation& a = old->second;
-          shadow_.unmapWhereMapped(a.base, a.size + config_.padding, i);
+          shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, i);  // its whole extent
           a.bstIndex = 0;
         }
       }
@@ -246,12 +292,29 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     // writes go into the allocating stream, the pool places the next allocation right after it
     // (from another stream, maybe), and two streams' writes to one granule land in no set order
     // (seen on the H100: a kernel found its freed neighbour's padding at its own base).
-    uint64_t padding = kind == MemoryKind::StreamOrdered ? 0 : config_.padding;
-    for (uint64_t g = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
-         g < base + size + padding; g += ShadowMap::kGranule) {
-      uint32_t other = shadow_.lookup(g);
-      if (other == 0 || bst_[other].state != abi::kBstLive) shadow_.map(g, 1, index);
+    bool ordered = kind == MemoryKind::StreamOrdered;
+    uint64_t padding = ordered ? 0 : config_.padding;
+    // Then up to the next extentAlign boundary: the driver places allocations there and rounds
+    // their sizes up to it (cudaMalloc, pools, managed and mapped host memory: 512 bytes, H100,
+    // driver 580), so those bytes are the allocation's block, and a page of small allocations
+    // needs the device's shadow at no finer granule than that (cucatch_abi.h). For
+    // stream-ordered memory only while every such base seen was aligned: should a pool place
+    // one allocation inside another's last block, their writes would race as above.
+    if (ordered && base % config_.extentAlign != 0) orderedExtentsAligned_ = false;
+    uint64_t extentEnd = base + size + padding;
+    if (!ordered || orderedExtentsAligned_) extentEnd = (extentEnd + config_.extentAlign - 1) & ~(config_.extentAlign - 1);
+    // (Where nothing is mapped, or what is is not live.)
+    uint64_t at = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
+    extentEnd = (extentEnd + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
+    auto place = [&](uint64_t from, uint64_t to) {
+      if (from < to) shadow_.map(from, to - from, index);
+    };
+    for (const auto& part : shadow_.mapped(at, extentEnd)) {
+      place(at, part.start);
+      if (bst_[part.value].state != abi::kBstLive) place(part.start, part.end);
+      at = part.end;
     }
+    place(at, extentEnd);
   }
   idToBase_[a.id] = base;
   if (auto old = byBase_.find(base); old != byBase_.end()) {
@@ -364,7 +427,7 @@ Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
   uint64_t address = untag(pointer);
   uint32_t index = 0;
   if (tag >= abi::kFirstDirectTag) index = tag;
-  else if ((address >> abi::kShadowL1Shift) < ShadowMap::kL1Entries) index = shadow_.lookup(address);
+  else if (address < ShadowMap::kAddressLimit) index = shadow_.lookup(address);
   abi::BstEntry e = bst_[index];
   // As the PTX decides it: the entry word against "live, with the tag compared" (the pointer's
   // temporal tag, or the entry's own for untagged and direct pointers).

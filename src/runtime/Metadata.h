@@ -28,16 +28,18 @@ inline uint64_t untag(uint64_t p) { return p & abi::kAddressMask; }
 inline uint64_t withTag(uint64_t p, uint8_t tag) { return untag(p) | (uint64_t(tag) << abi::kTagShift); }
 
 // ---- shadow map ---------------------------------------------------------------------------
-// Host mirror of the two-level map: granule (32 B) -> BST index. Kept as runs of granules
-// (one per allocation, give or take its padding), not as the device's dense tables: a 1 MiB
-// allocation is 32768 granules, and filling them on the host cost more than the real
-// cudaMalloc (bench/host). The device's second-level tables exist only where something was
-// mapped; every other first-level slot is the shared zero table.
+// Host mirror of the shadow map: 32-byte granule -> BST index. Kept as runs of granules (one
+// per allocation, give or take its padding), not as dense tables: a 1 MiB allocation is 32768
+// granules, and filling them on the host cost more than the real cudaMalloc (bench/host). The
+// device holds each 2 MiB page at the coarsest granule its runs allow (cucatch_abi.h):
+// granuleShift() says which, leaf() builds the table.
 class ShadowMap {
  public:
   static constexpr uint64_t kGranule = uint64_t(1) << abi::kShadowGranuleShift;
-  static constexpr uint64_t kL2Entries = uint64_t(1) << abi::kShadowL2Bits;
-  static constexpr uint64_t kL1Entries = uint64_t(1) << abi::kShadowL1Bits;
+  static constexpr unsigned kPageGranuleBits = abi::kShadowPageShift - abi::kShadowGranuleShift;
+  static constexpr uint64_t kPageGranules = uint64_t(1) << kPageGranuleBits;
+  // Addresses at or above this the device walk does not reach (they find BST entry 0).
+  static constexpr uint64_t kAddressLimit = uint64_t(1) << (abi::kShadowRootShift + abi::kShadowRootBits);
 
   // Maps every granule that [base, base + size) touches to `index` (0 unmaps).
   void map(uint64_t base, uint64_t size, uint32_t index);
@@ -45,23 +47,35 @@ class ShadowMap {
   void unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index);
   // What the device walk finds for an untagged address: 0 when nothing is mapped there.
   uint32_t lookup(uint64_t address) const;
+  // The parts of the granules [from, to) (addresses on granule boundaries) that map to something:
+  // (start, end, BST index) each, in increasing order.
+  struct Part {
+    uint64_t start, end;
+    uint32_t value;
+  };
+  std::vector<Part> mapped(uint64_t from, uint64_t to) const;
 
-  // What changed since the last takeWrites(), as runs of equal values in one second-level
-  // table: exactly the device writes that bring the device map up to date, in order.
+  // What changed since the last takeWrites(), as runs of equal values within one 2 MiB page, in
+  // 32-byte granules: exactly the changes that bring a device copy up to date, in order.
   struct Write {
-    uint64_t l1Slot;
-    uint32_t first;  // granule index within the table
+    uint64_t page;   // address >> abi::kShadowPageShift
+    uint32_t first;  // granule index within the page
     uint32_t count;
     uint32_t value;  // BST index
     bool operator==(const Write&) const = default;
   };
   std::vector<Write> takeWrites();
-  // The second-level table of `l1Slot` as the device holds it (kL2Entries indices): what a
-  // context that appears later uploads.
-  std::vector<uint32_t> table(uint64_t l1Slot) const;
-  // The first-level slots that have a second-level table, in increasing order.
-  std::vector<uint64_t> slots() const;
-  size_t tables() const { return slots_.size(); }
+  // Makes a change taken from another map (what a device copy holds: DeviceTables).
+  void apply(const Write& w);
+
+  // The coarsest granule, as a shift (abi::kShadowGranuleShift .. abi::kShadowPageShift), at
+  // which `page` is exact: every change of value inside it falls on a granule boundary. The
+  // page's shift when it holds one value throughout (nothing mapped, or one allocation).
+  unsigned granuleShift(uint64_t page) const;
+  // The page's table at granules of 2^shift bytes (shift <= granuleShift(page)): BST indices.
+  std::vector<uint32_t> leaf(uint64_t page, unsigned shift) const;
+  // The pages where anything is mapped, in increasing order.
+  std::vector<uint64_t> pages() const;
 
  private:
   // Granules [first, end) map to `value` (never 0: unmapped granules have no run).
@@ -77,9 +91,8 @@ class ShadowMap {
   // Cuts the run that holds `granule` (not at its start) in two there.
   void splitAt(uint64_t granule);
   // Appends a write, extending the last one where it continues it.
-  void recordWrite(uint64_t slot, uint32_t first, uint32_t count, uint32_t value);
+  void recordWrite(uint64_t page, uint32_t first, uint32_t count, uint32_t value);
   std::map<uint64_t, Run> runs_;  // by first granule; disjoint
-  std::set<uint64_t> slots_;      // first-level slots ever mapped (the device made a table)
   std::vector<Write> writes_;
 };
 
@@ -105,6 +118,7 @@ struct MetadataConfig {
   bool tags = true;            // CUCATCH_TAGS: hand out tagged pointers
   uint32_t bstCapacity = 1u << 16;
   uint64_t padding = 32;       // bytes mapped past the end, so one-past-the-end maps home
+  uint64_t extentAlign = 512;  // and on to this boundary, where no live allocation is (a power of two)
   uint64_t seed = 0x5eed;      // temporal tags
 };
 
@@ -171,7 +185,8 @@ class Metadata {
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
-  size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
+  size_t indirectQuarantine_ = 0;
+  bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign  // freed indirect indices kept before one is reused
   std::mt19937_64 rng_;
   uint64_t nextId_ = 1;
 };

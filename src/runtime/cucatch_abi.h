@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 9;
+CUCATCH_CONST uint32_t kAbiVersion = 10;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -79,12 +79,23 @@ CUCATCH_CONST unsigned kBstMetaOffset = 16; /* the u32 at this offset: tag | sta
 CUCATCH_CONST uint64_t kNullPageBytes = 64 * 1024;
 
 /* ---- shadow map ------------------------------------------------------------------------- */
-CUCATCH_CONST unsigned kShadowGranuleShift = 5;   /* 32-byte granules */
-CUCATCH_CONST unsigned kShadowL2Bits = 20;        /* granules per second-level table */
-CUCATCH_CONST unsigned kShadowL1Bits = 22;        /* first-level entries: covers 2^47 bytes */
-CUCATCH_CONST unsigned kShadowL1Shift = 25;       /* kShadowGranuleShift + kShadowL2Bits */
-/* Second-level tables hold one uint32_t BST index per granule. Every unused first-level
- * slot points at one shared all-zero table, so the walk needs no null test. */
+/* Indexed by the untagged address (47 bits), in three levels:
+ *  - the root: kShadowRootEntries uint64_t, each the device address of a directory (unused
+ *    ones: one shared directory whose pages are all unmapped);
+ *  - a directory: kShadowDirEntries uint64_t page entries, one per 2 MiB page of its 32 GiB;
+ *  - a page entry: (granule shift << kShadowEntryShiftBit) | leaf address. The leaf holds one
+ *    uint32_t BST index per granule of 2^shift bytes, (page offset >> shift) indexing it. Each
+ *    page has the coarsest granule its contents allow (at most 32 bytes fine), so a page inside
+ *    one allocation is one granule of 2 MiB, and its "leaf" a word of a table the runtime keeps
+ *    with word i holding i: no table of its own. Pages where small allocations lie get a table
+ *    of 512-byte granules (what cudaMalloc places them at). */
+CUCATCH_CONST unsigned kShadowGranuleShift = 5;    /* the finest granule: 32 bytes */
+CUCATCH_CONST unsigned kShadowPageShift = 21;      /* 2 MiB pages */
+CUCATCH_CONST unsigned kShadowDirBits = 14;        /* pages per directory: 32 GiB */
+CUCATCH_CONST unsigned kShadowRootShift = 35;      /* kShadowPageShift + kShadowDirBits */
+CUCATCH_CONST unsigned kShadowRootBits = 12;       /* directories: covers 2^47 bytes */
+CUCATCH_CONST unsigned kShadowEntryShiftBit = 56;  /* a page entry's granule shift, in its top byte */
+CUCATCH_CONST uint64_t kShadowEntryAddressMask = 0x00FFFFFFFFFFFFFFull;
 
 /* ---- module state ----------------------------------------------------------------------- */
 /* `__cucatch_state` in every instrumented module (`.weak .const`: every check reads it, and the
@@ -93,7 +104,7 @@ CUCATCH_CONST unsigned kShadowL1Shift = 25;       /* kShadowGranuleShift + kShad
 typedef struct ModuleState {
   uint64_t bst;          /* device address of BstEntry[bstCapacity] */
   uint64_t bstCapacity;
-  uint64_t shadowL1;     /* device address of uint64_t[1 << kShadowL1Bits] */
+  uint64_t shadowRoot;   /* device address of uint64_t[1 << kShadowRootBits] */
   uint64_t errorBuffer;  /* device address of the host-mapped ErrorBuffer */
   uint32_t reserved;
   uint32_t flags;        /* kFlag* */
@@ -101,7 +112,7 @@ typedef struct ModuleState {
   uint64_t reserved2[2];
 } ModuleState;
 CUCATCH_CONST unsigned kStateBstOffset = 0;
-CUCATCH_CONST unsigned kStateShadowL1Offset = 16;
+CUCATCH_CONST unsigned kStateShadowRootOffset = 16;
 CUCATCH_CONST unsigned kStateErrorBufferOffset = 24;
 CUCATCH_CONST unsigned kStateFlagsOffset = 36;
 CUCATCH_CONST unsigned kStateHeapLogOffset = 40;

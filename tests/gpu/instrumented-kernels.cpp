@@ -57,42 +57,78 @@ static int failures = 0;
 // src/runtime/Metadata (the runtime's own) uploaded the way the ABI lays it out.
 struct Runtime {
   cucatch::runtime::Metadata meta;
-  CUdeviceptr bst = 0, l1 = 0, zeroL2 = 0, state = 0;
-  std::map<uint64_t, CUdeviceptr> l2;  // first-level slot -> its device table
+  CUdeviceptr bst = 0, root = 0, identity = 0, state = 0;
+  std::map<uint64_t, CUdeviceptr> directories;  // root slot -> its device directory
+  std::vector<CUdeviceptr> leaves;              // (never freed: the test is short)
   abi::ErrorBufferHeader* host = nullptr;
   CUdeviceptr errors = 0;
-  std::vector<uint64_t> l1Host = std::vector<uint64_t>(size_t(1) << abi::kShadowL1Bits);
-  static constexpr size_t kL2Bytes = (size_t(1) << abi::kShadowL2Bits) * 4;
+  static constexpr size_t kRootEntries = size_t(1) << abi::kShadowRootBits;
+  static constexpr size_t kDirEntries = size_t(1) << abi::kShadowDirBits;
+  uint64_t uniform(uint32_t value) const {
+    return (uint64_t(abi::kShadowPageShift) << abi::kShadowEntryShiftBit) | (identity + 4 * uint64_t(value));
+  }
 
   void init(CUmodule m) {
     size_t bytes = 0;
     CU(cuModuleGetGlobal(&state, &bytes, m, CUCATCH_STATE_SYMBOL));
     if (bytes != abi::kStateBytes) std::exit(3);
     CU(cuMemAlloc(&bst, meta.bst().size() * sizeof(abi::BstEntry)));
-    CU(cuMemAlloc(&zeroL2, kL2Bytes));
-    CU(cuMemsetD8(zeroL2, 0, kL2Bytes));
-    CU(cuMemAlloc(&l1, l1Host.size() * 8));
-    for (auto& slot : l1Host) slot = zeroL2;  // the distinguished all-zero secondary
+    std::vector<uint32_t> iota(meta.bst().size());
+    for (uint32_t i = 0; i < iota.size(); ++i) iota[i] = i;
+    CU(cuMemAlloc(&identity, iota.size() * 4));
+    CU(cuMemcpyHtoD(identity, iota.data(), iota.size() * 4));
+    CU(cuMemAlloc(&root, kRootEntries * 8));
     size_t errBytes = abi::kErrorHeaderBytes + 16 * abi::kErrorRecordBytes;
     CU(cuMemHostAlloc(reinterpret_cast<void**>(&host), errBytes, CU_MEMHOSTALLOC_DEVICEMAP));
     std::memset(host, 0, errBytes);
     host->capacity = 16;
     CU(cuMemHostGetDevicePointer(&errors, host, 0));
   }
+  // The whole shadow map again, each page at the granule its contents allow (the runtime's
+  // DeviceTables keeps one up to date instead; this is the layout alone).
   void publish(uint32_t flags) {
     CU(cuMemcpyHtoD(bst, meta.bst().data(), meta.bst().size() * sizeof(abi::BstEntry)));
-    std::set<uint64_t> slots;
-    for (const auto& w : meta.shadow().takeWrites()) slots.insert(w.l1Slot);
-    for (uint64_t slot : slots) {
-      if (!l2.count(slot)) CU(cuMemAlloc(&l2[slot], kL2Bytes));
-      CU(cuMemcpyHtoD(l2[slot], meta.shadow().table(slot).data(), kL2Bytes));
-      l1Host[slot] = l2[slot];
+    meta.shadow().takeWrites();
+    std::map<uint64_t, std::vector<uint64_t>> dirs;
+    for (uint64_t page : meta.shadow().pages()) {
+      auto& dir = dirs[page >> abi::kShadowDirBits];
+      if (dir.empty()) dir.assign(kDirEntries, uniform(0));
+      unsigned shift = meta.shadow().granuleShift(page);
+      uint64_t& entry = dir[page & (kDirEntries - 1)];
+      if (shift == abi::kShadowPageShift) {
+        entry = uniform(meta.shadow().lookup(page << abi::kShadowPageShift));
+        continue;
+      }
+      std::vector<uint32_t> leaf = meta.shadow().leaf(page, shift);
+      CUdeviceptr table = 0;
+      CU(cuMemAlloc(&table, leaf.size() * 4));
+      CU(cuMemcpyHtoD(table, leaf.data(), leaf.size() * 4));
+      leaves.push_back(table);
+      entry = (uint64_t(shift) << abi::kShadowEntryShiftBit) | table;
     }
-    CU(cuMemcpyHtoD(l1, l1Host.data(), l1Host.size() * 8));
+    std::vector<uint64_t> rootHost(kRootEntries);
+    CUdeviceptr empty = 0;
+    for (size_t slot = 0; slot < kRootEntries; ++slot) {
+      auto it = dirs.find(slot);
+      if (it == dirs.end()) {
+        if (!empty) {
+          std::vector<uint64_t> unmapped(kDirEntries, uniform(0));
+          CU(cuMemAlloc(&empty, kDirEntries * 8));
+          CU(cuMemcpyHtoD(empty, unmapped.data(), kDirEntries * 8));
+          leaves.push_back(empty);
+        }
+        rootHost[slot] = empty;
+        continue;
+      }
+      if (!directories.count(slot)) CU(cuMemAlloc(&directories[slot], kDirEntries * 8));
+      CU(cuMemcpyHtoD(directories[slot], it->second.data(), kDirEntries * 8));
+      rootHost[slot] = directories[slot];
+    }
+    CU(cuMemcpyHtoD(root, rootHost.data(), kRootEntries * 8));
     abi::ModuleState s{};
     s.bst = bst;
     s.bstCapacity = meta.bst().size();
-    s.shadowL1 = l1;
+    s.shadowRoot = root;
     s.errorBuffer = errors;
     s.flags = flags;
     CU(cuMemcpyHtoD(state, &s, sizeof s));

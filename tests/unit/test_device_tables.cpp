@@ -1,10 +1,13 @@
 // DeviceTables against a driver simulated on the host: device memory is a map of 32-bit words,
 // and every enqueued write lands in it at once, in the order enqueued (one stream, as a stream
-// runs them). What is checked is the order of the writes an update enqueues.
+// runs them). What is checked is what the device's shadow walk finds after the writes an
+// update enqueues, and how they are enqueued.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <map>
+#include <random>
+#include <set>
 
 #include "runtime/DeviceTables.h"
 #include "runtime/Metadata.h"
@@ -39,43 +42,84 @@ Driver fakeDriver() {
     device->next += (bytes + 0xFFFF) & ~size_t(0xFFFF);
     return CUDA_SUCCESS;
   };
-  d.cuMemcpyHtoDAsync = [](CUdeviceptr, const void*, size_t, CUstream) { return CUDA_SUCCESS; };
+  d.cuMemcpyHtoDAsync = [](CUdeviceptr at, const void* from, size_t bytes, CUstream) {
+    const auto* w = static_cast<const uint32_t*>(from);
+    for (size_t k = 0; k < bytes / 4; ++k) setWords(at + 4 * k, w[k], 1);
+    return CUDA_SUCCESS;
+  };
   d.cuMemsetD32Async = [](CUdeviceptr at, unsigned value, size_t count, CUstream) {
     ++device->memsets;
     setWords(at, value, count);
     return CUDA_SUCCESS;
   };
-  d.cuMemsetD2D32Async = [](CUdeviceptr, size_t, unsigned, size_t, size_t, CUstream) { return CUDA_SUCCESS; };
+  d.cuMemsetD2D32Async = [](CUdeviceptr at, size_t pitch, unsigned value, size_t width, size_t height, CUstream) {
+    for (size_t row = 0; row < height; ++row) setWords(at + row * pitch, value, width);
+    return CUDA_SUCCESS;
+  };
   d.cuMemHostRegister = [](void*, size_t, unsigned) { return CUDA_SUCCESS; };
   d.cuMemHostGetDevicePointer = [](CUdeviceptr* p, void* h, unsigned) {
     *p = reinterpret_cast<CUdeviceptr>(h);
     return CUDA_SUCCESS;
   };
   d.cuStreamSynchronize = [](CUstream) { return CUDA_SUCCESS; };
+  d.cuEventRecord = [](CUevent, CUstream) { return CUDA_SUCCESS; };
   d.cuStreamBatchMemOp = [](CUstream, unsigned count, CUstreamBatchMemOpParams* ops, unsigned) {
     if (count >= 256) return CUDA_ERROR_INVALID_VALUE;  // "must be less than 256"
     ++device->batches;
-    for (unsigned i = 0; i < count; ++i) setWords(ops[i].writeValue.address, ops[i].writeValue.value, 1);
+    for (unsigned i = 0; i < count; ++i) {
+      const auto& w = ops[i].writeValue;
+      if (w.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64) {
+        setWords(w.address, static_cast<uint32_t>(w.value64), 1);
+        setWords(w.address + 4, static_cast<uint32_t>(w.value64 >> 32), 1);
+      } else {
+        setWords(w.address, w.value, 1);
+      }
+    }
     return CUDA_SUCCESS;
   };
   return d;
 }
 
-// DeviceTables made over a fresh simulated device, and an ordered (in-stream) update of them.
+// DeviceTables made over a fresh simulated device, its updates, and the device's shadow walk
+// read back from the simulated words as instrumented code walks it (cucatch_abi.h).
 struct Simulated {
   FakeDevice fake;
   Driver driver = fakeDriver();
   Metadata metadata;
   std::unique_ptr<DeviceTables> tables;
-  Simulated() {
+  explicit Simulated(MetadataConfig config = {}) : metadata(config) {
     device = &fake;
     tables = DeviceTables::create(driver, nullptr, 1, 0, true, metadata, 16);
   }
   ~Simulated() { device = nullptr; }
-  void applyInStream(const std::vector<ShadowMap::Write>& writes) {
-    tables->apply(metadata, {}, writes, DeviceTables::Order{DeviceTables::Order::InStream, nullptr});
+  void apply(DeviceTables::Order::Kind kind = DeviceTables::Order::InStream) {
+    auto entries = metadata.takeDirtyEntries();
+    auto writes = metadata.shadow().takeWrites();
+    tables->apply(metadata, entries, writes, DeviceTables::Order{kind, nullptr});
+  }
+  uint64_t word64(uint64_t at) { return uint64_t(fake.words[at]) | uint64_t(fake.words[at + 4]) << 32; }
+  // The BST index the device's walk finds for an untagged address.
+  uint32_t walk(uint64_t address) {
+    uint64_t root = tables->moduleState(0).shadowRoot;
+    uint64_t dir = word64(root + (address >> abi::kShadowRootShift) * 8);
+    uint64_t entry = word64(dir + ((address >> abi::kShadowPageShift) & ((1u << abi::kShadowDirBits) - 1)) * 8);
+    unsigned shift = static_cast<unsigned>(entry >> abi::kShadowEntryShiftBit);
+    uint64_t leaf = entry & abi::kShadowEntryAddressMask;
+    return fake.words[leaf + ((address & ((1u << abi::kShadowPageShift) - 1)) >> shift) * 4];
+  }
+  // Every granule of every page anything was mapped in, walked on the device and looked up on
+  // the host; the first that differs, or 0.
+  uint64_t firstDifference(const std::vector<uint64_t>& pages) {
+    for (uint64_t page : pages)
+      for (uint64_t g = 0; g < ShadowMap::kPageGranules; ++g) {
+        uint64_t address = (page << abi::kShadowPageShift) + (g << abi::kShadowGranuleShift);
+        if (walk(address) != metadata.shadow().lookup(address)) return address;
+      }
+    return 0;
   }
 };
+
+constexpr uint64_t kBase = 0x7f5b67e00000ull;  // a 2 MiB page boundary
 
 }  // namespace
 
@@ -85,18 +129,18 @@ TEST_CASE("an ordered update writes the shadow map in the order its writes were 
   // second. (Batching the short words after the memsets once left the reused address unmapped.)
   Simulated sim;
   REQUIRE(sim.tables);
-  uint64_t slot = 0x3f8000;
-  sim.applyInStream({{slot, 0, 2, 0}, {slot, 0, 32, 256}, {slot, 40, 1, 7}});
-  // The second-level table of the slot is the one allocated last; find it by a word written.
-  uint64_t table = 0;
-  for (const auto& [address, value] : sim.fake.words)
-    if (value == 7) table = address - 40 * 4;
-  REQUIRE(table != 0);
-  for (uint32_t k = 0; k < 32; ++k) {
-    INFO("granule " << k);
-    CHECK(sim.fake.words[table + 4 * k] == 256);
-  }
-  CHECK(sim.fake.batches >= 1);
+  sim.metadata.shadow().map(kBase + 32, 64, 5);
+  sim.apply();
+  sim.metadata.shadow().map(kBase + 32, 64, 0);
+  sim.metadata.shadow().map(kBase, 1024, 256);
+  sim.metadata.shadow().map(kBase + 40 * 32, 32, 7);
+  int batches = sim.fake.batches;
+  sim.apply();
+  CHECK(sim.walk(kBase + 32) == 256);
+  CHECK(sim.walk(kBase + 1023) == 256);
+  CHECK(sim.walk(kBase + 40 * 32) == 7);
+  CHECK(sim.firstDifference({kBase >> abi::kShadowPageShift}) == 0);
+  CHECK(sim.fake.batches > batches);
 }
 
 TEST_CASE("an ordered update of many words goes out in batches the driver takes", "[runtime]") {
@@ -104,13 +148,84 @@ TEST_CASE("an ordered update of many words goes out in batches the driver takes"
   // those), every word written.
   Simulated sim;
   REQUIRE(sim.tables);
-  std::vector<ShadowMap::Write> writes;
-  for (uint32_t k = 0; k < 600; ++k) writes.push_back({0x3f8000, 2 * k, 1, 1000 + k});
-  int memsetsBefore = sim.fake.memsets;
-  sim.applyInStream(writes);
-  size_t found = 0;
-  for (const auto& [address, value] : sim.fake.words) found += value >= 1000 && value < 1600;
-  CHECK(found == 600);
-  CHECK(sim.fake.batches == 3);
-  CHECK(sim.fake.memsets - memsetsBefore == 3);  // the new second-level table: its clearing, its first-level entry's halves
+  sim.metadata.shadow().map(kBase + 32, 32, 999);  // the page's table: 32-byte granules
+  sim.apply();
+  for (uint32_t k = 0; k < 600; ++k) sim.metadata.shadow().map(kBase + 4096 + 64 * k, 32, 1000 + k);
+  int batches = sim.fake.batches, memsets = sim.fake.memsets;
+  sim.apply();
+  CHECK(sim.firstDifference({kBase >> abi::kShadowPageShift}) == 0);
+  CHECK(sim.fake.batches - batches == 3);
+  CHECK(sim.fake.memsets == memsets);
+}
+
+TEST_CASE("each page is held at the coarsest granule its contents allow, and made finer when they need it",
+          "[runtime]") {
+  Simulated sim;
+  REQUIRE(sim.tables);
+  auto entryShift = [&](uint64_t address) {
+    uint64_t root = sim.tables->moduleState(0).shadowRoot;
+    uint64_t dir = sim.word64(root + (address >> abi::kShadowRootShift) * 8);
+    return sim.word64(dir + ((address >> abi::kShadowPageShift) & ((1u << abi::kShadowDirBits) - 1)) * 8) >>
+           abi::kShadowEntryShiftBit;
+  };
+  size_t before = sim.tables->shadowBytes();
+  // 4 MiB at a page boundary: two pages of one value, no table; its padding block a 512-byte
+  // table in the third page.
+  sim.metadata.onAllocate(kBase, 4 << 20, MemoryKind::Device);
+  sim.apply(DeviceTables::Order::Deferred);
+  CHECK(entryShift(kBase) == abi::kShadowPageShift);
+  CHECK(entryShift(kBase + (2 << 20)) == abi::kShadowPageShift);
+  CHECK(entryShift(kBase + (4 << 20)) == 9);
+  CHECK(sim.tables->shadowBytes() - before == (size_t(1) << abi::kShadowDirBits) * 8 + 4096 * 4);
+  // Small allocations in the third page fit its table.
+  for (int k = 1; k < 20; ++k) sim.metadata.onAllocate(kBase + (4 << 20) + 512 * k, 100 + k, MemoryKind::Device);
+  sim.apply(DeviceTables::Order::Deferred);
+  CHECK(entryShift(kBase + (4 << 20)) == 9);
+  // Host buffers registered at other boundaries make it finer.
+  sim.metadata.onAllocate(kBase + (4 << 20) + 65536 + 16, 100, MemoryKind::HostRegistered);
+  sim.metadata.onAllocate(kBase + (4 << 20) + 65536 + 160, 100, MemoryKind::HostRegistered);
+  sim.apply();
+  CHECK(entryShift(kBase + (4 << 20)) == abi::kShadowGranuleShift);
+  CHECK(sim.firstDifference({kBase >> abi::kShadowPageShift, (kBase >> abi::kShadowPageShift) + 1,
+                             (kBase >> abi::kShadowPageShift) + 2}) == 0);
+}
+
+TEST_CASE("random allocations and frees: the device walk finds what the host mirror holds", "[runtime]") {
+  // Ordered and deferred updates interleaved, allocations small and large (some across pages),
+  // host buffers at any 16-byte boundary, entries reused: after each update every granule of
+  // every page touched agrees.
+  Simulated sim(MetadataConfig{.bstCapacity = 400});
+  REQUIRE(sim.tables);
+  std::mt19937 rng(5);
+  std::vector<uint64_t> live;
+  std::set<uint64_t> pages;
+  std::map<uint64_t, uint64_t> sizes;
+  for (int step = 0; step < 400; ++step) {
+    if (live.empty() || rng() % 3) {
+      uint64_t size = rng() % 4 ? 1 + rng() % 3000 : (1 << 20) + rng() % (5 << 20);
+      uint64_t base = kBase + (uint64_t(rng() % 24) << 20) + 512 * (rng() % 64);
+      auto kind = rng() % 4 == 0 ? MemoryKind::StreamOrdered : MemoryKind::Device;
+      if (rng() % 6 == 0) {  // a host buffer registered anywhere: pages' tables made finer
+        kind = MemoryKind::HostRegistered;
+        base += 16 * (rng() % 32);
+      }
+      if (sim.metadata.find(base) || sim.metadata.find(base + size - 1)) continue;
+      bool overlaps = false;
+      for (uint64_t p : live) overlaps |= untag(p) < base + size && base < untag(p) + sizes[untag(p)];
+      if (overlaps) continue;
+      live.push_back(sim.metadata.onAllocate(base, size, kind));
+      sizes[base] = size;
+    } else {
+      size_t k = rng() % live.size();
+      REQUIRE(sim.metadata.onFree(live[k]).status == FreeStatus::Ok);
+      live.erase(live.begin() + k);
+    }
+    for (uint64_t page : sim.metadata.shadow().pages()) pages.insert(page);
+    sim.apply(rng() % 2 ? DeviceTables::Order::InStream : DeviceTables::Order::Deferred);
+    if (step % 40 == 0) {
+      INFO("step " << step);
+      REQUIRE(sim.firstDifference({pages.begin(), pages.end()}) == 0);
+    }
+  }
+  CHECK(sim.firstDifference({pages.begin(), pages.end()}) == 0);
 }

@@ -72,15 +72,61 @@ TEST_CASE("unknown memory is entry 0: everything passes but the null page", "[ru
 
 TEST_CASE("one past the end maps to its own allocation; the granule after does not", "[runtime]") {
   Metadata m;
+  // 1024 bytes end on a 512-byte boundary: the padding for one past the end is the next block.
   uint64_t p = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device, {});
   uint64_t untagged = untag(p);
   CHECK(m.deviceView(untagged + 1024).index == tagOf(p));
-  CHECK(m.deviceView(untagged + 1024 + 64).index == 0);
+  CHECK(m.deviceView(untagged + 1535).index == tagOf(p));
+  CHECK(m.deviceView(untagged + 1536).index == 0);
   // Stream-ordered memory gets no padding: the pool's next allocation starts right there, and
   // is mapped from its own stream (docs/design.md, "Device tables").
   uint64_t q = m.onAllocate(deviceAddress(1), 1024, MemoryKind::StreamOrdered, {});
   CHECK(m.deviceView(untag(q) + 1023).index == tagOf(q));
   CHECK(m.deviceView(untag(q) + 1024).index == 0);
+}
+
+TEST_CASE("an allocation maps up to the driver's 512-byte block boundary, never over a live neighbour", "[runtime]") {
+  // cudaMalloc places allocations on 512-byte boundaries and rounds sizes up to them (H100):
+  // the rest of the last block is the allocation's, and a page of small allocations is exact
+  // at 512-byte granules.
+  Metadata m;
+  uint64_t a = m.onAllocate(deviceAddress(0), 100, MemoryKind::Device);
+  uint64_t b = m.onAllocate(deviceAddress(0) + 512, 300, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(untag(a) + 511).index == tagOf(a));
+  CHECK(m.deviceView(untag(b) + 511).index == tagOf(b));
+  CHECK(m.deviceView(untag(b) + 512).index == 0);
+  uint64_t page = deviceAddress(0) >> abi::kShadowPageShift;
+  CHECK(m.shadow().granuleShift(page) == 9);
+  // Allocated before its lower neighbour, whose padding would reach into it: kept.
+  uint64_t c = m.onAllocate(deviceAddress(0) + 2048, 64, MemoryKind::Device);
+  uint64_t d = m.onAllocate(deviceAddress(0) + 1536, 512, MemoryKind::Device);
+  CHECK(m.deviceView(untag(c)).index == tagOf(c));
+  CHECK(m.deviceView(untag(d) + 511).index == tagOf(d));
+  // Host buffers registered at any boundary: the second starts 5 granules into the block.
+  m.onAllocate(deviceAddress(1) + 16, 100, MemoryKind::HostRegistered);
+  m.onAllocate(deviceAddress(1) + 160, 100, MemoryKind::HostRegistered);
+  CHECK(m.shadow().granuleShift(deviceAddress(1) >> abi::kShadowPageShift) == abi::kShadowGranuleShift);
+  // A page inside one allocation holds one value: the page's own granule.
+  uint64_t big = m.onAllocate(deviceAddress(2), 3 * kMB, MemoryKind::Device);
+  uint64_t bigPage = deviceAddress(2) >> abi::kShadowPageShift;
+  CHECK(m.shadow().granuleShift(bigPage) == abi::kShadowPageShift);
+  CHECK(m.shadow().granuleShift(bigPage + 1) == 9);  // 1 MiB and its padding block, then nothing
+  std::vector<uint32_t> tail = m.shadow().leaf(bigPage + 1, 9);
+  CHECK(tail.size() == 4096);
+  CHECK(tail[2048] == tagOf(big));  // the padding block
+  CHECK(tail[2049] == 0);
+}
+
+TEST_CASE("a pool that places allocations off the 512-byte boundary gets no rounded extents from then on",
+          "[runtime]") {
+  Metadata m;
+  uint64_t a = m.onAllocate(deviceAddress(0), 100, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(untag(a) + 511).index == tagOf(a));
+  uint64_t b = m.onAllocate(deviceAddress(0) + 4096 + 256, 100, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(untag(b) + 99).index == tagOf(b));
+  CHECK(m.deviceView(untag(b) + 128).index == 0);  // (its last granule holds bytes 96..127)
+  uint64_t c = m.onAllocate(deviceAddress(1), 100, MemoryKind::StreamOrdered);
+  CHECK(m.deviceView(untag(c) + 128).index == 0);
 }
 
 TEST_CASE("more live allocations than direct tags: temporal tags through the shadow map", "[runtime]") {
@@ -173,29 +219,33 @@ TEST_CASE("dirty tracking: what changed since the last upload", "[runtime]") {
   m.shadow().takeWrites();
   uint64_t p = m.onAllocate(deviceAddress(0), 64, MemoryKind::Device);
   CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
-  // 64 bytes and 32 bytes of padding: three granules, one run.
-  uint64_t slot = deviceAddress(0) >> abi::kShadowL1Shift;
-  uint32_t first = static_cast<uint32_t>((deviceAddress(0) >> abi::kShadowGranuleShift) & (ShadowMap::kL2Entries - 1));
-  CHECK(m.shadow().takeWrites() == std::vector<ShadowMap::Write>{{slot, first, 3, tagOf(p)}});
+  // 64 bytes, their padding and the rest of the 512-byte block: 16 granules, one run.
+  uint64_t page = deviceAddress(0) >> abi::kShadowPageShift;
+  uint32_t first = static_cast<uint32_t>((deviceAddress(0) >> abi::kShadowGranuleShift) & (ShadowMap::kPageGranules - 1));
+  CHECK(m.shadow().takeWrites() == std::vector<ShadowMap::Write>{{page, first, 16, tagOf(p)}});
   CHECK(m.shadow().takeWrites().empty());
   CHECK(m.takeDirtyEntries().empty());
   m.onFree(p);
   CHECK(m.takeDirtyEntries() == std::vector<uint32_t>{tagOf(p)});
 }
 
-TEST_CASE("a context that appears later copies every second-level table there is", "[runtime]") {
-  // DeviceTables::create uploads the tables of slots() for a context made after allocations.
+TEST_CASE("a context that appears later builds every page there is", "[runtime]") {
+  // DeviceTables::create builds the pages of pages() for a context made after allocations.
   Metadata m;
-  CHECK(m.shadow().slots().empty());
-  uint64_t far = deviceAddress(0) + (uint64_t(5) << abi::kShadowL1Shift);
+  CHECK(m.shadow().pages().empty());
+  uint64_t far = deviceAddress(0) + (uint64_t(5) << abi::kShadowRootShift);
   m.onAllocate(far, 64, MemoryKind::Device);
   m.onAllocate(deviceAddress(0), 64, MemoryKind::Device);
-  uint64_t slot = deviceAddress(0) >> abi::kShadowL1Shift;
-  CHECK(m.shadow().slots() == std::vector<uint64_t>{slot, slot + 5});
-  for (uint64_t s : m.shadow().slots()) CHECK(m.shadow().table(s).size() == ShadowMap::kL2Entries);
+  uint64_t page = deviceAddress(0) >> abi::kShadowPageShift, farPage = far >> abi::kShadowPageShift;
+  CHECK(m.shadow().pages() == std::vector<uint64_t>{page, farPage});
+  for (uint64_t p : m.shadow().pages()) {
+    unsigned shift = m.shadow().granuleShift(p);
+    CHECK(m.shadow().leaf(p, shift).size() == ShadowMap::kPageGranules >> (shift - abi::kShadowGranuleShift));
+  }
   // A copy of those tables answers as the writes applied one by one did.
   CHECK(m.shadow().lookup(far) != 0);
-  CHECK(m.shadow().table(slot + 5).at((far >> abi::kShadowGranuleShift) & (ShadowMap::kL2Entries - 1)) ==
+  unsigned shift = m.shadow().granuleShift(farPage);
+  CHECK(m.shadow().leaf(farPage, shift).at((far & ((1u << abi::kShadowPageShift) - 1)) >> shift) ==
         m.shadow().lookup(far));
 }
 
@@ -250,21 +300,23 @@ TEST_CASE("a free the driver refused can be taken back", "[runtime]") {
   CHECK(m.onFree(p).status == FreeStatus::Ok);  // and it can be freed again
 }
 
-TEST_CASE("an allocation's shadow writes are one run per second-level table", "[runtime]") {
+TEST_CASE("an allocation's shadow writes are one run per page", "[runtime]") {
   Metadata m;
   m.shadow().takeWrites();
-  // 40 MiB from 1 MiB before a second-level table's end: the rest of that table, all of the
-  // next one (32 MiB each), 7 MiB of the one after; the padding continues the last run.
-  uint64_t slotBytes = uint64_t(1) << abi::kShadowL1Shift;
-  uint64_t base = (deviceAddress(0) | (slotBytes - 1)) + 1 - kMB;
+  // 40 MiB from 1 MiB before a 2 MiB page's end: the rest of that page, 19 whole pages, 1 MiB
+  // of the one after; the padding block continues the last run.
+  uint64_t pageBytes = uint64_t(1) << abi::kShadowPageShift;
+  uint64_t base = (deviceAddress(0) | (pageBytes - 1)) + 1 - kMB;
   uint64_t p = m.onAllocate(base, 40 * kMB, MemoryKind::Device);
-  uint64_t slot = base >> abi::kShadowL1Shift;
+  uint64_t page = base >> abi::kShadowPageShift;
   uint32_t granulesPerMB = kMB >> abi::kShadowGranuleShift;
-  auto first = static_cast<uint32_t>(ShadowMap::kL2Entries - granulesPerMB);
-  CHECK(m.shadow().takeWrites() == std::vector<ShadowMap::Write>{
-                                       {slot, first, granulesPerMB, tagOf(p)},
-                                       {slot + 1, 0, static_cast<uint32_t>(ShadowMap::kL2Entries), tagOf(p)},
-                                       {slot + 2, 0, 7 * granulesPerMB + 1, tagOf(p)}});
+  std::vector<ShadowMap::Write> expected{{page, granulesPerMB, granulesPerMB, tagOf(p)}};
+  for (uint64_t k = 1; k <= 19; ++k)
+    expected.push_back({page + k, 0, static_cast<uint32_t>(ShadowMap::kPageGranules), tagOf(p)});
+  expected.push_back({page + 20, 0, granulesPerMB + 16, tagOf(p)});
+  CHECK(m.shadow().takeWrites() == expected);
+  CHECK(m.shadow().granuleShift(page) == 20);
+  CHECK(m.shadow().granuleShift(page + 1) == abi::kShadowPageShift);
 }
 
 TEST_CASE("shadow writes taken in batches rebuild the host mirror exactly", "[runtime]") {
@@ -275,8 +327,8 @@ TEST_CASE("shadow writes taken in batches rebuild the host mirror exactly", "[ru
   std::map<uint64_t, std::vector<uint32_t>> device;
   auto flush = [&] {
     for (const auto& w : m.shadow().takeWrites()) {
-      auto& t = device[w.l1Slot];
-      if (t.empty()) t.assign(ShadowMap::kL2Entries, 0);
+      auto& t = device[w.page];
+      if (t.empty()) t.assign(ShadowMap::kPageGranules, 0);
       std::fill_n(t.begin() + w.first, w.count, w.value);
     }
   };
@@ -295,14 +347,17 @@ TEST_CASE("shadow writes taken in batches rebuild the host mirror exactly", "[ru
     if (rng() % 7 == 0) flush();
   }
   flush();
-  for (uint64_t slot : m.shadow().slots()) {
-    INFO("second-level table " << slot);
-    REQUIRE(device.count(slot));
-    CHECK(device[slot] == m.shadow().table(slot));
-    // And every lookup answers as the device table does.
+  for (uint64_t page : m.shadow().pages()) {
+    INFO("page " << page);
+    REQUIRE(device.count(page));
+    CHECK(device[page] == m.shadow().leaf(page, abi::kShadowGranuleShift));
+    // The page at its own granule holds the same.
+    unsigned shift = m.shadow().granuleShift(page);
+    std::vector<uint32_t> coarse = m.shadow().leaf(page, shift);
     for (int k = 0; k < 2000; ++k) {
-      uint32_t g = static_cast<uint32_t>(rng() % ShadowMap::kL2Entries);
-      CHECK(m.shadow().lookup(((slot << abi::kShadowL2Bits) + g) << abi::kShadowGranuleShift) == device[slot][g]);
+      uint32_t g = static_cast<uint32_t>(rng() % ShadowMap::kPageGranules);
+      CHECK(m.shadow().lookup(((page << ShadowMap::kPageGranuleBits) + g) << abi::kShadowGranuleShift) == device[page][g]);
+      CHECK(coarse[g >> (shift - abi::kShadowGranuleShift)] == device[page][g]);
     }
   }
 }
