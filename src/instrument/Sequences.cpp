@@ -183,9 +183,10 @@ std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames) 
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& ptr,
                          const std::string& g, const std::string& directLabel, DeviceHeapEntries heapEntries,
                          const std::string& dynamicShared, const LiveFrames& frames) {
-  // t0 tag, t1 untagged address, t2 first-level slot, t3 second-level table, t4 granule slot,
+  // t0 tag, t1 untagged address, t2 root slot (then the page's granule shift), t3 directory (then
+  // the page entry, then its table), t4 page entry address (then the table word's),
   // t5 entry address, t6/t7 base/size; u0 BST index, u1 entry tag|state, u2 the pointer's tag,
-  // u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
+  // u3 the page's granule shift in the walk, then u3/u4 the tag compared and the entry word expected, u5 the metadata word; q0 shadow walk,
   // q1 a device-heap entry, q2 verdict, q3 temporal tag.
   std::string heapTest, loadedLabel, heapRead;
   if (heapEntries == DeviceHeapEntries::FromL2) {

@@ -184,6 +184,11 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     if (fresh) pages.push_back(w.page);
     else it->second = std::min(it->second, shift);
   }
+  // An ordered update writes table words only, never a page entry: its writes may run long
+  // after this call, and a page entry written then would undo a table linked meanwhile (on
+  // cucatch's stream, at once), sending the writes that follow into a table no entry points at.
+  // So a page of one value that an ordered update touches gets a table first.
+  bool ordered = order.kind != Order::Deferred;
   std::unordered_map<uint64_t, bool> usable;  // page -> its device form takes the writes
   for (uint64_t page : pages) {
     auto leaf = leaves_.find(page);
@@ -194,7 +199,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
       unsigned need = std::min(metadata.shadow().granuleShift(page), publishedShadow_.granuleShift(page));
       if (leaf != leaves_.end()) {
         if (leaf->second.shift > need) ok = makeLeaf(page, need);
-      } else if (need < abi::kShadowPageShift) {
+      } else if (need < abi::kShadowPageShift || ordered) {
         ok = makeLeaf(page, std::min(need, kCoarsestLeafShift));
       } else {
         ok = pageEntry(page) != 0;

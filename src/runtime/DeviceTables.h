@@ -1,4 +1,4 @@
-// The metadata as one CUDA context sees it: the base & size table, the two-level shadow map
+// The metadata as one CUDA context sees it: the base & size table, the shadow map
 // and the error buffer of cucatch_abi.h in that context's memory, and the stream cucatch
 // updates them on. The runtime keeps one per context the program allocates or launches in.
 // Every context holds every allocation (a kernel may reach a peer device's memory, and
@@ -91,8 +91,8 @@ class DeviceTables {
   bool makeLeaf(uint64_t page, unsigned shift);
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
-  // Ordered updates: the 32-bit words (address, value) written in `stream`'s order, in one
-  // batch of stream memory operations where the driver has them.
+  // The 32- and 64-bit words (address, value) written in `stream`'s order, in one batch of
+  // stream memory operations where the driver has them.
   void writeWords(const std::vector<Word>& words, CUstream stream);
   static constexpr unsigned kWords = sizeof(abi::BstEntry) / 4;
   // Shadow runs up to this long go into the batch word by word, longer ones are memsets.

@@ -299,10 +299,14 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     // driver 580), so those bytes are the allocation's block, and a page of small allocations
     // needs the device's shadow at no finer granule than that (cucatch_abi.h). For
     // stream-ordered memory only while every such base seen was aligned: should a pool place
-    // one allocation inside another's last block, their writes would race as above.
+    // one allocation inside another's last block, their writes would race as above. (This is
+    // noticed at the first such base: where it lies in the block of an allocation made before
+    // on another stream, those two may race once.) Not for registered host memory: the program
+    // chose its address, and the bytes after it are whatever the host placed there.
     if (ordered && base % config_.extentAlign != 0) orderedExtentsAligned_ = false;
+    bool driverPlaced = kind != MemoryKind::HostRegistered && (!ordered || orderedExtentsAligned_);
     uint64_t extentEnd = base + size + padding;
-    if (!ordered || orderedExtentsAligned_) extentEnd = (extentEnd + config_.extentAlign - 1) & ~(config_.extentAlign - 1);
+    if (driverPlaced) extentEnd = (extentEnd + config_.extentAlign - 1) & ~(config_.extentAlign - 1);
     // (Where nothing is mapped, or what is is not live.)
     uint64_t at = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
     extentEnd = (extentEnd + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
@@ -315,6 +319,11 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
       at = part.end;
     }
     place(at, extentEnd);
+  }
+  if (index == 0) {
+    // Untracked: nothing of a neighbour's extent may cover it (its pointers are untagged, and the
+    // walk would find the neighbour and report its accesses as that one's overflow).
+    shadow_.map(base, size, 0);
   }
   idToBase_[a.id] = base;
   if (auto old = byBase_.find(base); old != byBase_.end()) {

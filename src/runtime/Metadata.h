@@ -1,6 +1,6 @@
 // The runtime's host-side metadata: which allocations exist, the pointers (tags) handed out
 // for them, and the two device tables of cucatch_abi.h as host mirrors - the base & size
-// table and the two-level shadow map - ready to be uploaded before the next launch. No CUDA
+// table and the shadow map - ready to be uploaded before the next launch. No CUDA
 // here: the interposer (next) feeds it allocation events and copies the dirty parts to the
 // device. Layouts, tags and the shadow geometry come from cucatch_abi.h only.
 #pragma once
@@ -185,8 +185,8 @@ class Metadata {
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
-  size_t indirectQuarantine_ = 0;
-  bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign  // freed indirect indices kept before one is reused
+  size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
+  bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign
   std::mt19937_64 rng_;
   uint64_t nextId_ = 1;
 };

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -17,11 +18,25 @@ using namespace cucatch::runtime;
 
 namespace {
 
-// The simulated device: words by address, a bump allocator, and which calls were made.
+// The simulated device: words by address, a bump allocator, and which calls were made. What is
+// enqueued in kProgramStream waits in `held` while `holdProgramStream` is set (a program's
+// stream busy with earlier work), until release(); cucatch's own streams run at once.
+const CUstream kProgramStream = reinterpret_cast<CUstream>(2);
 struct FakeDevice {
   std::map<uint64_t, uint32_t> words;
   uint64_t next = 0x700000000000;
   int batches = 0, memsets = 0;
+  bool holdProgramStream = false;
+  std::vector<std::function<void()>> held;
+  void run(CUstream stream, std::function<void()> op) {
+    if (stream == kProgramStream && holdProgramStream) held.push_back(std::move(op));
+    else op();
+  }
+  void release() {
+    for (auto& op : held) op();
+    held.clear();
+    holdProgramStream = false;
+  }
 };
 FakeDevice* device = nullptr;
 
@@ -42,14 +57,16 @@ Driver fakeDriver() {
     device->next += (bytes + 0xFFFF) & ~size_t(0xFFFF);
     return CUDA_SUCCESS;
   };
-  d.cuMemcpyHtoDAsync = [](CUdeviceptr at, const void* from, size_t bytes, CUstream) {
-    const auto* w = static_cast<const uint32_t*>(from);
-    for (size_t k = 0; k < bytes / 4; ++k) setWords(at + 4 * k, w[k], 1);
+  d.cuMemcpyHtoDAsync = [](CUdeviceptr at, const void* from, size_t bytes, CUstream stream) {
+    std::vector<uint32_t> w(static_cast<const uint32_t*>(from), static_cast<const uint32_t*>(from) + bytes / 4);
+    device->run(stream, [at, w] {
+      for (size_t k = 0; k < w.size(); ++k) setWords(at + 4 * k, w[k], 1);
+    });
     return CUDA_SUCCESS;
   };
-  d.cuMemsetD32Async = [](CUdeviceptr at, unsigned value, size_t count, CUstream) {
+  d.cuMemsetD32Async = [](CUdeviceptr at, unsigned value, size_t count, CUstream stream) {
     ++device->memsets;
-    setWords(at, value, count);
+    device->run(stream, [=] { setWords(at, value, count); });
     return CUDA_SUCCESS;
   };
   d.cuMemsetD2D32Async = [](CUdeviceptr at, size_t pitch, unsigned value, size_t width, size_t height, CUstream) {
@@ -63,18 +80,21 @@ Driver fakeDriver() {
   };
   d.cuStreamSynchronize = [](CUstream) { return CUDA_SUCCESS; };
   d.cuEventRecord = [](CUevent, CUstream) { return CUDA_SUCCESS; };
-  d.cuStreamBatchMemOp = [](CUstream, unsigned count, CUstreamBatchMemOpParams* ops, unsigned) {
+  d.cuStreamBatchMemOp = [](CUstream stream, unsigned count, CUstreamBatchMemOpParams* ops, unsigned) {
     if (count >= 256) return CUDA_ERROR_INVALID_VALUE;  // "must be less than 256"
     ++device->batches;
-    for (unsigned i = 0; i < count; ++i) {
-      const auto& w = ops[i].writeValue;
-      if (w.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64) {
-        setWords(w.address, static_cast<uint32_t>(w.value64), 1);
-        setWords(w.address + 4, static_cast<uint32_t>(w.value64 >> 32), 1);
-      } else {
-        setWords(w.address, w.value, 1);
+    std::vector<CUstreamBatchMemOpParams> copy(ops, ops + count);
+    device->run(stream, [copy] {
+      for (const auto& op : copy) {
+        const auto& w = op.writeValue;
+        if (w.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64) {
+          setWords(w.address, static_cast<uint32_t>(w.value64), 1);
+          setWords(w.address + 4, static_cast<uint32_t>(w.value64 >> 32), 1);
+        } else {
+          setWords(w.address, w.value, 1);
+        }
       }
-    }
+    });
     return CUDA_SUCCESS;
   };
   return d;
@@ -95,7 +115,7 @@ struct Simulated {
   void apply(DeviceTables::Order::Kind kind = DeviceTables::Order::InStream) {
     auto entries = metadata.takeDirtyEntries();
     auto writes = metadata.shadow().takeWrites();
-    tables->apply(metadata, entries, writes, DeviceTables::Order{kind, nullptr});
+    tables->apply(metadata, entries, writes, DeviceTables::Order{kind, kProgramStream});
   }
   uint64_t word64(uint64_t at) { return uint64_t(fake.words[at]) | uint64_t(fake.words[at + 4]) << 32; }
   // The BST index the device's walk finds for an untagged address.
@@ -228,4 +248,24 @@ TEST_CASE("random allocations and frees: the device walk finds what the host mir
     }
   }
   CHECK(sim.firstDifference({pages.begin(), pages.end()}) == 0);
+}
+
+TEST_CASE("an ordered update still queued in a program's stream never undoes a page table linked since",
+          "[runtime]") {
+  // The program's stream is busy: a 4 MiB stream-ordered allocation's writes wait in it. Then
+  // it is freed and a small allocation takes its address in the same stream, which needs the
+  // page at 512-byte granules. Had the first update written the page's entry (a page of one
+  // value), that write, run late, would undo the table linked for the second, and the small
+  // allocation's granules would land in a table nothing points at (a review found this).
+  Simulated sim;
+  REQUIRE(sim.tables);
+  sim.fake.holdProgramStream = true;
+  uint64_t a = sim.metadata.onAllocate(kBase, 4 << 20, MemoryKind::StreamOrdered);
+  sim.apply();
+  REQUIRE(sim.metadata.onFree(a).status == FreeStatus::Ok);
+  sim.metadata.onAllocate(kBase, 1000, MemoryKind::StreamOrdered);
+  sim.apply();
+  sim.fake.release();
+  uint64_t page = kBase >> abi::kShadowPageShift;
+  CHECK(sim.firstDifference({page, page + 1}) == 0);
 }

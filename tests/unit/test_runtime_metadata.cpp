@@ -401,3 +401,24 @@ TEST_CASE("freed indirect indices wait in quarantine before they are handed out 
   uint64_t reused = m.onAllocate(address(901), 64, MemoryKind::StreamOrdered);
   CHECK(m.deviceView(reused).index == firstIndex);
 }
+
+TEST_CASE("registered host memory keeps its padding alone: the host placed what follows it", "[runtime]") {
+  Metadata m;
+  uint64_t p = m.onAllocate(deviceAddress(0), 100, MemoryKind::HostRegistered);
+  CHECK(m.deviceView(p + 128).index != 0);  // the 32 bytes of padding (granule 128..159)
+  CHECK(m.deviceView(p + 160).index == 0);
+}
+
+TEST_CASE("an allocation the full table leaves untracked is covered by no neighbour's extent", "[runtime]") {
+  // Its pointers are untagged: had the neighbour's padding block stayed over it, the walk would
+  // find the neighbour and report its accesses as that one's overflow.
+  Metadata m(MetadataConfig{.bstCapacity = 300});
+  for (int i = 0; i < 163; ++i) m.onAllocate(deviceAddress(i + 10), 128, MemoryKind::Device);
+  uint64_t a = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  REQUIRE(m.deviceView(a).index != 0);
+  REQUIRE(m.deviceView(untag(a) + 1024).index == m.deviceView(a).index);  // its padding block
+  uint64_t b = m.onAllocate(deviceAddress(0) + 1024, 512, MemoryKind::Device);
+  CHECK(tagOf(b) == 0);
+  CHECK(m.deviceView(b).index == 0);
+  CHECK(m.deviceView(b + 511).index == 0);
+}
