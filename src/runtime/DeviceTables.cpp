@@ -94,16 +94,21 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   // What other contexts' allocations mapped before this context appeared.
   t->publishedShadow_ = metadata.shadow();
   t->publishedShadow_.takeWrites();
+  std::vector<std::pair<uint64_t, unsigned>> tables;
   for (uint64_t page : t->publishedShadow_.pages()) {
     if (!ok) break;
     unsigned need = t->publishedShadow_.granuleShift(page);
     if (need < abi::kShadowPageShift) {
-      ok = t->makeLeaf(page, std::min(need, kCoarsestLeafShift));
+      tables.emplace_back(page, std::min(need, kCoarsestLeafShift));
       continue;
     }
     CUdeviceptr entry = t->pageEntry(page);
     if (!entry) ok = false;
     else t->writeWords({{entry, t->uniformEntry(t->publishedShadow_.lookup(page << abi::kShadowPageShift)), true}}, t->stream_);
+  }
+  if (ok) {
+    std::vector<bool> made = t->makeLeaves(tables);
+    ok = std::find(made.begin(), made.end(), false) == made.end();
   }
   if (ok) {
     t->heapLogOffset_ = abi::kErrorHeaderBytes + size_t(maxErrors) * abi::kErrorRecordBytes;
@@ -147,21 +152,38 @@ CUdeviceptr DeviceTables::pageEntry(uint64_t page) {
   return dir ? dir + (page & (kDirectoryEntries - 1)) * sizeof(uint64_t) : 0;
 }
 
-bool DeviceTables::makeLeaf(uint64_t page, unsigned shift) {
-  CUdeviceptr entry = pageEntry(page);
-  if (!entry) return false;
-  std::vector<uint32_t> host = publishedShadow_.leaf(page, shift);
+std::vector<bool> DeviceTables::makeLeaves(const std::vector<std::pair<uint64_t, unsigned>>& pages) {
+  std::vector<bool> made(pages.size(), false);
+  if (pages.empty()) return made;
+  // One allocation, one upload and one batch of links for them all, waited for once: a large
+  // stream-ordered allocation makes a table for each of its pages.
+  std::vector<CUdeviceptr> entries;
+  std::vector<uint32_t> host;
+  std::vector<size_t> offsets;
+  for (const auto& [page, shift] : pages) {
+    entries.push_back(pageEntry(page));
+    offsets.push_back(host.size());
+    std::vector<uint32_t> leaf = publishedShadow_.leaf(page, shift);
+    host.insert(host.end(), leaf.begin(), leaf.end());
+  }
   size_t bytes = host.size() * sizeof(uint32_t);
-  CUdeviceptr table = 0;
-  if (d_.check(d_.cuMemAlloc(&table, bytes), "allocating a shadow table") != CUDA_SUCCESS) return false;
+  CUdeviceptr block = 0;
+  if (d_.check(d_.cuMemAlloc(&block, bytes), "allocating shadow tables") != CUDA_SUCCESS) return made;
   // (A pageable source: staged by the time the call returns.)
-  d_.check(d_.cuMemcpyHtoDAsync(table, host.data(), bytes, stream_), "filling a shadow table");
-  writeWords({{entry, (uint64_t(shift) << abi::kShadowEntryShiftBit) | table, true}}, stream_);
+  d_.check(d_.cuMemcpyHtoDAsync(block, host.data(), bytes, stream_), "filling shadow tables");
+  std::vector<Word> links;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (!entries[i]) continue;
+    CUdeviceptr table = block + offsets[i] * sizeof(uint32_t);
+    links.push_back({entries[i], (uint64_t(pages[i].second) << abi::kShadowEntryShiftBit) | table, true});
+    leaves_[pages[i].first] = Leaf{table, pages[i].second};
+    made[i] = true;
+  }
+  writeWords(links, stream_);
   // Waited for: the writes that follow may go into a program's stream.
-  d_.check(d_.cuStreamSynchronize(stream_), "linking a shadow table");
-  leaves_[page] = Leaf{table, shift};
+  d_.check(d_.cuStreamSynchronize(stream_), "linking shadow tables");
   shadowBytes_ += bytes;
-  return true;
+  return made;
 }
 
 void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
@@ -184,29 +206,34 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     if (fresh) pages.push_back(w.page);
     else it->second = std::min(it->second, shift);
   }
-  // An ordered update writes table words only, never a page entry: its writes may run long
-  // after this call, and a page entry written then would undo a table linked meanwhile (on
-  // cucatch's stream, at once), sending the writes that follow into a table no entry points at.
-  // So a page of one value that an ordered update touches gets a table first.
+  // An ordered update writes table words only, never a page entry into a program's stream: its
+  // writes may run long after this call, and a page entry written then would undo a table linked
+  // meanwhile (on cucatch's stream, at once), sending the writes that follow into a table no
+  // entry points at. So a page of one value that an ordered update maps gets a table first; one
+  // it leaves unmapped (the old range of an entry handed out again) gets its entry on cucatch's
+  // stream at once instead (an unmapping seen early only spares a stale pointer its check).
   bool ordered = order.kind != Order::Deferred;
   std::unordered_map<uint64_t, bool> usable;  // page -> its device form takes the writes
+  std::vector<std::pair<uint64_t, unsigned>> fresh;  // pages that get a new table, and its granule
+  std::vector<uint64_t> unmappedEarly;
   for (uint64_t page : pages) {
     auto leaf = leaves_.find(page);
-    bool ok = true;
-    if (leaf != leaves_.end() && leaf->second.shift <= aligned[page]) {
-      // as it is
+    usable[page] = true;
+    if (leaf != leaves_.end() && leaf->second.shift <= aligned[page]) continue;  // as it is
+    unsigned need = std::min(metadata.shadow().granuleShift(page), publishedShadow_.granuleShift(page));
+    if (leaf != leaves_.end()) {
+      if (leaf->second.shift > need) fresh.emplace_back(page, need);
+    } else if (need < abi::kShadowPageShift) {
+      fresh.emplace_back(page, std::min(need, kCoarsestLeafShift));
+    } else if (ordered && metadata.shadow().lookup(page << abi::kShadowPageShift) != 0) {
+      fresh.emplace_back(page, kCoarsestLeafShift);
     } else {
-      unsigned need = std::min(metadata.shadow().granuleShift(page), publishedShadow_.granuleShift(page));
-      if (leaf != leaves_.end()) {
-        if (leaf->second.shift > need) ok = makeLeaf(page, need);
-      } else if (need < abi::kShadowPageShift || ordered) {
-        ok = makeLeaf(page, std::min(need, kCoarsestLeafShift));
-      } else {
-        ok = pageEntry(page) != 0;
-      }
+      usable[page] = pageEntry(page) != 0;
+      if (ordered) unmappedEarly.push_back(page);
     }
-    usable[page] = ok;
   }
+  std::vector<bool> made = makeLeaves(fresh);
+  for (size_t i = 0; i < fresh.size(); ++i) usable[fresh[i].first] = made[i];
   CUstream target = order.kind == Order::InStream ? order.stream : stream_;
   if (order.kind == Order::AfterEvent) {
     // On a stream of its own: the launches that wait for stream_'s event must not be held up
@@ -245,9 +272,12 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     words.clear();
     d_.check(d_.cuMemsetD32Async(at, w.value, count, target), "updating the shadow map");
   }
+  std::vector<Word> early;
   for (uint64_t page : pages)
     if (usable[page] && !leaves_.count(page))
-      words.push_back({pageEntry(page), uniformEntry(publishedShadow_.lookup(page << abi::kShadowPageShift)), true});
+      (ordered ? early : words)
+          .push_back({pageEntry(page), uniformEntry(publishedShadow_.lookup(page << abi::kShadowPageShift)), true});
+  writeWords(early, stream_);
   if (order.kind == Order::Deferred) {
     writeWords(words, target);
     copyEntries(metadata, entries);

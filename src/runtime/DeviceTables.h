@@ -38,7 +38,9 @@ class DeviceTables {
   // cucatch stream, which waits for the event and which the host never waits for. A page whose
   // device form cannot take the writes (one value throughout until now, or a table too coarse)
   // gets a new table first, holding what the page held before them, on cucatch's stream and
-  // waited for. This context must be current.
+  // waited for. InStream and AfterEvent updates write no page entry into the program's order: a
+  // page of one value they map gets a table, one they leave unmapped its entry on cucatch's
+  // stream at once. This context must be current.
   void apply(const Metadata& metadata, const std::vector<uint32_t>& entries,
              const std::vector<ShadowMap::Write>& writes, Order order);
   // Device memory the shadow map holds in this context (root, directories, page tables).
@@ -86,9 +88,9 @@ class DeviceTables {
   // A page entry for a page that holds `value` throughout: a granule of the whole page, whose
   // table is word `value` of identity_.
   uint64_t uniformEntry(uint32_t value) const;
-  // Gives `page` a table of granules of 2^shift bytes holding what publishedShadow_ holds, and links
-  // it, on stream_, waited for. False when the driver refused.
-  bool makeLeaf(uint64_t page, unsigned shift);
+  // Gives each (page, shift) a table of granules of 2^shift bytes holding what publishedShadow_
+  // holds, and links it, on stream_, waited for; which were made (not where the driver refused).
+  std::vector<bool> makeLeaves(const std::vector<std::pair<uint64_t, unsigned>>& pages);
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
   // The 32- and 64-bit words (address, value) written in `stream`'s order, in one batch of

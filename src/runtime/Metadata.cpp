@@ -307,9 +307,12 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     bool driverPlaced = kind != MemoryKind::HostRegistered && (!ordered || orderedExtentsAligned_);
     uint64_t extentEnd = base + size + padding;
     if (driverPlaced) extentEnd = (extentEnd + config_.extentAlign - 1) & ~(config_.extentAlign - 1);
-    // (Where nothing is mapped, or what is is not live.)
+    // (Where nothing is mapped, or what is is not live; and never into a live allocation the
+    // shadow map does not hold, one the full table left untracked.)
     uint64_t at = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
     extentEnd = (extentEnd + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
+    if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->first < extentEnd && next->second.live)
+      extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
     auto place = [&](uint64_t from, uint64_t to) {
       if (from < to) shadow_.map(from, to - from, index);
     };

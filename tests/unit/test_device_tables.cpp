@@ -25,7 +25,7 @@ const CUstream kProgramStream = reinterpret_cast<CUstream>(2);
 struct FakeDevice {
   std::map<uint64_t, uint32_t> words;
   uint64_t next = 0x700000000000;
-  int batches = 0, memsets = 0;
+  int batches = 0, memsets = 0, allocations = 0;
   bool holdProgramStream = false;
   std::vector<std::function<void()>> held;
   void run(CUstream stream, std::function<void()> op) {
@@ -53,6 +53,7 @@ Driver fakeDriver() {
   d.cuEventCreate = [](CUevent* e, unsigned) { *e = reinterpret_cast<CUevent>(1); return CUDA_SUCCESS; };
   d.cuMemHostAlloc = [](void** p, size_t bytes, unsigned) { *p = std::calloc(1, bytes); return CUDA_SUCCESS; };
   d.cuMemAlloc = [](CUdeviceptr* p, size_t bytes) {
+    ++device->allocations;
     *p = device->next;
     device->next += (bytes + 0xFFFF) & ~size_t(0xFFFF);
     return CUDA_SUCCESS;
@@ -268,4 +269,32 @@ TEST_CASE("an ordered update still queued in a program's stream never undoes a p
   sim.fake.release();
   uint64_t page = kBase >> abi::kShadowPageShift;
   CHECK(sim.firstDifference({page, page + 1}) == 0);
+}
+
+TEST_CASE("an ordered update maps a large range with one set of tables, and unmaps one without any", "[runtime]") {
+  // A stream-ordered allocation of 10 MiB (five pages of one value): their tables come from one
+  // allocation, linked in one batch. Unmapping a range of whole pages in a program's stream (the
+  // old range of an entry handed out again) writes their entries on cucatch's stream at once:
+  // no tables, and seen before the program's stream gets there.
+  Simulated sim;
+  REQUIRE(sim.tables);
+  std::vector<uint64_t> pages;
+  for (uint64_t k = 0; k < 6; ++k) pages.push_back((kBase >> abi::kShadowPageShift) + k);
+  int allocations = sim.fake.allocations;
+  sim.metadata.onAllocate(kBase, 10 << 20, MemoryKind::StreamOrdered);
+  sim.apply();
+  CHECK(sim.fake.allocations - allocations <= 2);  // the directory, the tables
+  CHECK(sim.firstDifference(pages) == 0);
+  sim.metadata.shadow().map(kBase + (12 << 20), 4 << 20, 9);  // two more pages of one value, deferred
+  sim.apply(DeviceTables::Order::Deferred);
+  size_t bytes = sim.tables->shadowBytes();
+  sim.fake.holdProgramStream = true;
+  sim.metadata.shadow().map(kBase + (12 << 20), 4 << 20, 0);
+  sim.apply();
+  CHECK(sim.tables->shadowBytes() == bytes);
+  CHECK(sim.walk(kBase + (12 << 20)) == 0);
+  sim.fake.release();
+  pages.push_back(pages.back() + 1);
+  pages.push_back(pages.back() + 1);
+  CHECK(sim.firstDifference(pages) == 0);
 }

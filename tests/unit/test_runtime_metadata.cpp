@@ -422,3 +422,21 @@ TEST_CASE("an allocation the full table leaves untracked is covered by no neighb
   CHECK(m.deviceView(b).index == 0);
   CHECK(m.deviceView(b + 511).index == 0);
 }
+
+TEST_CASE("an allocation made after an untracked neighbour above it keeps its padding off it", "[runtime]") {
+  // The other order of the case above: the untracked allocation first, then (an entry freed
+  // since) one just below it whose padding block would be the untracked one's first block.
+  Metadata m(MetadataConfig{.bstCapacity = 300});
+  std::vector<uint64_t> filler;
+  for (int i = 0; i < 164; ++i) filler.push_back(m.onAllocate(deviceAddress(i + 10), 128, MemoryKind::Device));
+  uint64_t b = m.onAllocate(deviceAddress(0) + 1024, 512, MemoryKind::Device);
+  REQUIRE(tagOf(b) == 0);
+  REQUIRE(m.deviceView(b).index == 0);
+  // Free enough direct entries that one comes back (64 wait in quarantine first).
+  for (int i = 0; i < 100; ++i) REQUIRE(m.onFree(filler[i]).status == FreeStatus::Ok);
+  uint64_t a = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  REQUIRE(m.deviceView(a).index != 0);
+  CHECK(m.deviceView(b).index == 0);
+  CHECK(m.deviceView(b + 511).index == 0);
+  CHECK(m.deviceView(untag(a) + 1023).index == m.deviceView(a).index);
+}
