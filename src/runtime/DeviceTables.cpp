@@ -215,7 +215,6 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
   bool ordered = order.kind != Order::Deferred;
   std::unordered_map<uint64_t, bool> usable;  // page -> its device form takes the writes
   std::vector<std::pair<uint64_t, unsigned>> fresh;  // pages that get a new table, and its granule
-  std::vector<uint64_t> unmappedEarly;
   for (uint64_t page : pages) {
     auto leaf = leaves_.find(page);
     usable[page] = true;
@@ -228,8 +227,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     } else if (ordered && metadata.shadow().lookup(page << abi::kShadowPageShift) != 0) {
       fresh.emplace_back(page, kCoarsestLeafShift);
     } else {
-      usable[page] = pageEntry(page) != 0;
-      if (ordered) unmappedEarly.push_back(page);
+      usable[page] = pageEntry(page) != 0;  // (its entry: below, on cucatch's stream where ordered)
     }
   }
   std::vector<bool> made = makeLeaves(fresh);
