@@ -78,18 +78,8 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
     step(d.cuMemcpyHtoDAsync(t->bst_, metadata.bst().data(), bstBytes, t->stream_), "uploading the base & size table");
     step(d.cuMemcpyHtoDAsync(t->identity_, identity.data(), identityBytes, t->stream_), "filling the shadow map");
     // Every page of the shared directory unmapped, every root slot that directory.
-    uint64_t unmapped = t->uniformEntry(0);
-    step(d.cuMemsetD2D32Async(t->emptyDirectory_, 8, static_cast<uint32_t>(unmapped), 1, kDirectoryEntries, t->stream_),
-         "filling the shadow map");
-    step(d.cuMemsetD2D32Async(t->emptyDirectory_ + 4, 8, static_cast<uint32_t>(unmapped >> 32), 1, kDirectoryEntries,
-                              t->stream_),
-         "filling the shadow map");
-    size_t rootEntries = kRootBytes / sizeof(uint64_t);
-    step(d.cuMemsetD2D32Async(t->root_, 8, static_cast<uint32_t>(t->emptyDirectory_), 1, rootEntries, t->stream_),
-         "filling the shadow map");
-    step(d.cuMemsetD2D32Async(t->root_ + 4, 8, static_cast<uint32_t>(t->emptyDirectory_ >> 32), 1, rootEntries,
-                              t->stream_),
-         "filling the shadow map");
+    step(t->fill64(t->emptyDirectory_, t->uniformEntry(0), kDirectoryEntries), "filling the shadow map");
+    step(t->fill64(t->root_, t->emptyDirectory_, kRootBytes / sizeof(uint64_t)), "filling the shadow map");
   }
   // What other contexts' allocations mapped before this context appeared.
   t->publishedShadow_ = metadata.shadow();
@@ -126,6 +116,12 @@ std::unique_ptr<DeviceTables> DeviceTables::create(const Driver& d, CUcontext co
   return ok ? std::move(t) : nullptr;
 }
 
+CUresult DeviceTables::fill64(CUdeviceptr at, uint64_t value, size_t count) {
+  // Each half of every word: a 2D memset with a pitch of one word.
+  CUresult r = d_.cuMemsetD2D32Async(at, 8, static_cast<uint32_t>(value), 1, count, stream_);
+  return r != CUDA_SUCCESS ? r : d_.cuMemsetD2D32Async(at + 4, 8, static_cast<uint32_t>(value >> 32), 1, count, stream_);
+}
+
 uint64_t DeviceTables::uniformEntry(uint32_t value) const {
   return (uint64_t(abi::kShadowPageShift) << abi::kShadowEntryShiftBit) | (identity_ + uint64_t(value) * 4);
 }
@@ -135,11 +131,7 @@ CUdeviceptr DeviceTables::directory(uint64_t slot) {
   if (it != directories_.end()) return it->second;
   CUdeviceptr dir = 0;
   if (d_.check(d_.cuMemAlloc(&dir, kDirectoryBytes), "allocating a shadow directory") != CUDA_SUCCESS) return 0;
-  uint64_t unmapped = uniformEntry(0);
-  d_.check(d_.cuMemsetD2D32Async(dir, 8, static_cast<uint32_t>(unmapped), 1, kDirectoryEntries, stream_),
-           "filling a shadow directory");
-  d_.check(d_.cuMemsetD2D32Async(dir + 4, 8, static_cast<uint32_t>(unmapped >> 32), 1, kDirectoryEntries, stream_),
-           "filling a shadow directory");
+  d_.check(fill64(dir, uniformEntry(0), kDirectoryEntries), "filling a shadow directory");
   writeWords({{root_ + slot * sizeof(uint64_t), dir, true}}, stream_);
   d_.check(d_.cuStreamSynchronize(stream_), "linking a shadow directory");
   shadowBytes_ += kDirectoryBytes;

@@ -85,6 +85,8 @@ class DeviceTables {
   CUdeviceptr directory(uint64_t slot);
   // The device address of `page`'s entry in its directory (0: none could be made).
   CUdeviceptr pageEntry(uint64_t page);
+  // Sets `count` 64-bit words from `at` to `value`, on stream_ (no 64-bit memset exists).
+  CUresult fill64(CUdeviceptr at, uint64_t value, size_t count);
   // A page entry for a page that holds `value` throughout: a granule of the whole page, whose
   // table is word `value` of identity_.
   uint64_t uniformEntry(uint32_t value) const;

@@ -305,12 +305,11 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     // chose its address, and the bytes after it are whatever the host placed there.
     if (ordered && base % config_.extentAlign != 0) orderedExtentsAligned_ = false;
     bool driverPlaced = kind != MemoryKind::HostRegistered && (!ordered || orderedExtentsAligned_);
-    uint64_t extentEnd = base + size + padding;
-    if (driverPlaced) extentEnd = (extentEnd + config_.extentAlign - 1) & ~(config_.extentAlign - 1);
+    auto roundUp = [](uint64_t x, uint64_t to) { return (x + to - 1) & ~(to - 1); };  // (a power of two)
+    uint64_t extentEnd = roundUp(base + size + padding, driverPlaced ? config_.extentAlign : ShadowMap::kGranule);
     // (Where nothing is mapped, or what is is not live; and never into a live allocation the
     // shadow map does not hold, one the full table left untracked.)
-    uint64_t at = (base + size + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
-    extentEnd = (extentEnd + ShadowMap::kGranule - 1) & ~(ShadowMap::kGranule - 1);
+    uint64_t at = roundUp(base + size, ShadowMap::kGranule);
     if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->first < extentEnd && next->second.live)
       extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
     auto place = [&](uint64_t from, uint64_t to) {

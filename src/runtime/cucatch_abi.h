@@ -80,9 +80,9 @@ CUCATCH_CONST uint64_t kNullPageBytes = 64 * 1024;
 
 /* ---- shadow map ------------------------------------------------------------------------- */
 /* Indexed by the untagged address (47 bits), in three levels:
- *  - the root: kShadowRootEntries uint64_t, each the device address of a directory (unused
+ *  - the root: 1 << kShadowRootBits uint64_t, each the device address of a directory (unused
  *    ones: one shared directory whose pages are all unmapped);
- *  - a directory: kShadowDirEntries uint64_t page entries, one per 2 MiB page of its 32 GiB;
+ *  - a directory: 1 << kShadowDirBits uint64_t page entries, one per 2 MiB page of its 32 GiB;
  *  - a page entry: (granule shift << kShadowEntryShiftBit) | leaf address. The leaf holds one
  *    uint32_t BST index per granule of 2^shift bytes, (page offset >> shift) indexing it. Each
  *    page has the coarsest granule its contents allow (at most 32 bytes fine), so a page inside
