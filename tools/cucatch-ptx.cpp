@@ -102,6 +102,8 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "or not told apart)"},
       {"parts", s.dynamicSharedParts,
        "dynamic shared memory accesses checked against the part of it the kernel carved (--shared-parts)"},
+      {"shared passed", s.sharedPassedAccesses,
+       "shared accesses through a pointer parameter converted to a shared address, checked against its callers' bounds"},
       {"shared window", s.sharedWindowAccesses,
        "shared accesses through addresses not made from a variable, checked against the block's shared memory"},
       {"frame", s.localWholeFrame, "local accesses checked against their function's whole frame"},

@@ -130,6 +130,7 @@ std::string_view baseOriginName(BaseOrigin o) {
     case BaseOrigin::TwoPointers: return "two-pointers";
     case BaseOrigin::Alloca: return "alloca";
     case BaseOrigin::Unknown: return "unknown";
+    case BaseOrigin::Converted: return "converted";
   }
   return "?";
 }
@@ -197,6 +198,22 @@ void classifyNarrow(PointerDef& d, const Instruction& in, const std::string& sou
 
 }  // namespace
 
+std::string convertedPointer(const Function& f, size_t statement) {
+  const auto* cvt = std::get_if<Instruction>(&f.body[statement]);
+  if (statement == 0 || !cvt || cvt->opcode != "cvt" || cvt->guard ||
+      cvt->modifiers != std::vector<std::string>{".u32", ".u64"} || cvt->operands.size() != 2 ||
+      cvt->operands[1].kind != OperandKind::Name)
+    return {};
+  // (nvcc's conversion declares its 64-bit temporary in a scope of its own, one per conversion:
+  // the statement before is the only definition of it the cvt sees.)
+  const auto* cvta = std::get_if<Instruction>(&f.body[statement - 1]);
+  if (!cvta || cvta->opcode != "cvta" || cvta->guard || !cvta->hasModifier(".to") || !cvta->hasModifier(".shared") ||
+      !cvta->hasModifier(".u64") || cvta->operands.size() != 2 || cvta->operands[0].text != cvt->operands[1].text ||
+      cvta->operands[1].kind != OperandKind::Name)
+    return {};
+  return cvta->operands[1].text;
+}
+
 PointerAnalysis::PointerAnalysis(const Function& f, const CFG& cfg, const SymbolTable& symbols)
     : regs_(f) {
   classify(f, symbols);
@@ -214,6 +231,16 @@ std::optional<size_t> PointerAnalysis::onlyDefinition(const std::string& reg) co
   auto it = onlyDefinitions_.find(reg);
   if (it == onlyDefinitions_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<size_t> PointerAnalysis::sharedAddressOfParameter(const Function& f, const PointerDef& d) const {
+  if (d.wide || d.kind != DefKind::Base || d.origin != BaseOrigin::Converted) return std::nullopt;
+  const std::string pointer = convertedPointer(f, d.statement);
+  std::optional<size_t> load = onlyDefinition(pointer);
+  if (!load) return std::nullopt;
+  for (size_t i : defsAt(*load))
+    if (defs_[i].reg == pointer && defs_[i].kind == DefKind::Base && defs_[i].origin == BaseOrigin::Parameter) return i;
+  return std::nullopt;
 }
 
 std::vector<size_t> PointerAnalysis::defsAt(size_t statement) const {
@@ -249,6 +276,14 @@ void PointerAnalysis::classify(const Function& f, const SymbolTable& symbols) {
       const std::string& op = in->opcode;
       if (!wide) {
         classifyNarrow(d, *in, regOperand(1), regOperand(2), symbolOperand(1), symbols);
+        if (d.kind == DefKind::Integer && !convertedPointer(f, i).empty()) {
+          // A generic pointer made a shared address: a base of its own (its bounds are the
+          // block's shared window, or what a caller passed with the pointer), which arithmetic
+          // on it derives from.
+          d.kind = DefKind::Base;
+          d.origin = BaseOrigin::Converted;
+          d.space = Space::Shared;
+        }
         if (d.kind == DefKind::Integer && isPointerArithmetic(op)) {
           Pending p{defs_.size(), {}, op};
           if (op == "mad") p.candidates = {regOperand(3)};

@@ -63,8 +63,15 @@ enum class DefKind {
 };
 
 // Alloca: `alloca` (a dynamic stack allocation), the local-window address of a new block.
-enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Alloca, Unknown };
+// Converted: a 32-bit shared address made from a generic pointer (`cvta.to.shared.u64` right
+// before `cvt.u32.u64`: convertedPointer).
+enum class BaseOrigin { None, Parameter, Load, Atomic, Symbol, TwoPointers, Alloca, Unknown, Converted };
 std::string_view baseOriginName(BaseOrigin o);
+
+// Where statement `statement` of `f` is `cvt.u32.u64 %r, %x` right after `cvta.to.shared.u64 %x,
+// %p` (nvcc's `__cvta_generic_to_shared`, and its code for a pointer it knows is shared): %p;
+// else "".
+std::string convertedPointer(const ptx::Function& f, size_t statement);
 
 // The `.param` variable a `ld.param` reads, and at which byte offset ([name+offset]); nothing
 // for another instruction or address form.
@@ -126,6 +133,11 @@ class PointerAnalysis {
   // The statement of `reg`'s definition where it is defined exactly once, unguarded (nvcc's PTX
   // is close to SSA): the value every use sees, whatever the path.
   std::optional<size_t> onlyDefinition(const std::string& reg) const;
+  // Where `d` (a definition of `f`'s) makes a 32-bit shared address from a pointer parameter
+  // itself (BaseOrigin::Converted: nvcc's code where every caller passes a shared pointer), and
+  // the pointer's only definition is the parameter's `ld.param`: that definition (index into
+  // defs()); nothing otherwise.
+  std::optional<size_t> sharedAddressOfParameter(const ptx::Function& f, const PointerDef& d) const;
 
  private:
   void classify(const ptx::Function& f, const SymbolTable& symbols);

@@ -204,6 +204,10 @@ class GlobalChecks {
           } else if (std::vector<std::string> passed = fc_.passedMetadata(d); !passed.empty()) {
             after[d.statement] += parameterMetadata(to, passed[0], passed[1], passed[2], g);
             ++result.stats.metadataParameters;
+          } else if (!d.wide) {
+            // A 32-bit shared address (two variables' symbols combined, a converted pointer)
+            // on its way to a generic pointer: no table describes it.
+            after[d.statement] += unknownFor(d, to, g);
           } else if (d.origin == BaseOrigin::Alloca) {
             // A local-window address, which no table describes; the block's own bounds are
             // LocalChecks' (a generic pointer made from it is left unchecked, as any cvta of a

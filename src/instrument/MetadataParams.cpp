@@ -74,7 +74,8 @@ std::unordered_set<std::string> namesUsedOtherwise(const Module& module) {
   return used;
 }
 
-// The parameters of `f` whose ld.param makes a register some access's address comes from.
+// The parameters of `f` whose ld.param makes a register some access's address comes from, or
+// that `f` converts to a shared address itself.
 std::vector<MetadataParams::Param> pointerParams(const Function& f, const SymbolTable& moduleSymbols) {
   if (!f.params) return {};
   std::unordered_set<std::string> scalar64;
@@ -85,10 +86,15 @@ std::vector<MetadataParams::Param> pointerParams(const Function& f, const Symbol
   SymbolTable symbols = functionSymbols(f, moduleSymbols);
   PointerAnalysis pa(f, cfg, symbols);
   std::set<std::string> used;
-  for (const auto& d : pa.defs()) {
-    if (d.kind != DefKind::Base || d.origin != BaseOrigin::Parameter || !pa.relevant().count(d.reg)) continue;
+  auto use = [&](const PointerDef& d) {
     std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(f.body[d.statement]));
     if (slot && slot->offset == 0 && scalar64.count(slot->name)) used.insert(slot->name);
+  };
+  for (const auto& d : pa.defs()) {
+    if (d.kind == DefKind::Base && d.origin == BaseOrigin::Parameter && pa.relevant().count(d.reg)) use(d);
+    // A pointer the function converts to a shared address itself (SharedChecks checks it
+    // against the bounds its callers pass).
+    if (std::optional<size_t> parameter = pa.sharedAddressOfParameter(f, d)) use(pa.defs()[*parameter]);
   }
   std::vector<MetadataParams::Param> out;
   for (size_t i = 0; i < f.params->params.size(); ++i) {

@@ -17,7 +17,8 @@
 // and each of whose calls stores every selected argument with one st.param in the call's
 // scope; and not variadic (its last parameter, an unsized array, must stay last). Parameters
 // selected: 64-bit scalars that the function loads into a register some access's address is
-// made from.
+// made from, or converts to a shared address itself (`cvta.to.shared`: SharedChecks checks the
+// shared accesses made from it against the bounds the callers pass).
 #pragma once
 
 #include <map>

@@ -479,6 +479,21 @@ std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& dy
       fmt::arg("dynamic", dynamicShared));
 }
 
+std::string passedSharedBounds(const FunctionRegs& r, const SharedBoundsRegs& to, const std::string& base,
+                               const std::string& size, const std::string& window) {
+  return fmt::format(
+      "ld.param.b64 {t0}, [{base}];\n"
+      "ld.param.b64 {t1}, [{size}];\n"
+      "isspacep.shared {q2}, {t0};\n"
+      "cvta.to.shared.u64 {t0}, {t0};\n"
+      "cvt.u32.u64 {b}, {t0};\n"
+      "min.u64 {t1}, {t1}, 0xFFFFFFFF;\n"
+      "cvt.u32.u64 {s}, {t1};\n"
+      "{window}",
+      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("q2", r.q(2)), fmt::arg("base", base),
+      fmt::arg("size", size), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("window", window));
+}
+
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& g) {
   return fmt::format("{g}mov.u32 {b}, 0;\n{g}mov.u32 {s}, 0xFFFFFFFF;\n", fmt::arg("g", g), fmt::arg("b", to.base),
                      fmt::arg("s", to.size));
@@ -502,8 +517,10 @@ namespace {
 // The last moves of a failing check whose bounds carry no metadata word of their own (shared
 // and local memory: `meta` says which), then the branch to the report block.
 std::string toReportBlock(const FunctionRegs& r, uint32_t meta, const CheckSite& c) {
-  return fmt::format("mov.u32 {u1}, {meta};\nmov.u32 {u2}, {site};\nmov.u32 {u3}, {info};\nbra.uni {report};\n",
-                     fmt::arg("u1", r.u(1)), fmt::arg("meta", meta), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
+  std::string setMeta = c.metaParam.empty() ? fmt::format("mov.u32 {}, {};\n", r.u(1), meta)
+                                            : fmt::format("ld.param.b32 {}, [{}];\n", r.u(1), c.metaParam);
+  return fmt::format("{setMeta}mov.u32 {u2}, {site};\nmov.u32 {u3}, {info};\nbra.uni {report};\n",
+                     fmt::arg("setMeta", setMeta), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
                      fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags),
                      fmt::arg("report", kReportLabel));
 }

@@ -127,6 +127,9 @@ struct CheckSite {
   std::string partStart;
   // Only the lanes below this use their address (ldmatrix .x1/.x2): the others pass. 0: all.
   unsigned lanes = 0;
+  // The record's metadata word is the one the function's callers passed in this .param (the
+  // bounds are theirs: passedSharedBounds), not a constant.
+  std::string metaParam;
 };
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);
@@ -176,6 +179,12 @@ std::string sharedBounds(const SharedBoundsRegs& to, const std::string& symbol, 
 std::string sharedWindowBounds(const SharedBoundsRegs& to, const std::string& dynamicShared, const std::string& clamp,
                                const std::string& guard);
 // Bounds that pass every access (an address of unknown origin).
+// The bounds of a 32-bit shared address the function made from a pointer parameter
+// (`cvta.to.shared` of it), from the generic bounds its callers pass with the parameter
+// (`base`, `size`: the metadata .params): moved to the shared window as the pointer was; where
+// they are not in the shared window, the window's (`window`, sharedWindowBounds under `@!q2`).
+std::string passedSharedBounds(const FunctionRegs& r, const SharedBoundsRegs& to, const std::string& base,
+                               const std::string& size, const std::string& window);
 std::string unknownSharedBounds(const SharedBoundsRegs& to, const std::string& guard);
 std::string copySharedBounds(const SharedBoundsRegs& to, const SharedBoundsRegs& from, const std::string& guard);
 // Bounds moved with `mapa.shared::cluster.u32 d, a, rank` to the same object in the block of

@@ -45,7 +45,8 @@ class SharedChecks {
         continue;
       }
       checked.push_back(&a);
-      if (!reachedByObject(a)) ++stats.sharedWindowAccesses;
+      if (!passedMetaParam(a).empty()) ++stats.sharedPassedAccesses;
+      else if (!reachedByObject(a)) ++stats.sharedWindowAccesses;
       if (!a.addressRegister.empty()) relevant.insert(a.addressRegister);
       if (a.reachingDefs.size() > 1) ++stats.phiAccesses;
       if (object(a).dynamicShared) ++(partOf(a) ? stats.dynamicSharedParts : stats.dynamicSharedWhole);
@@ -93,7 +94,11 @@ class SharedChecks {
           break;
         }
         case DefKind::Base:
-          after[d.statement] += objectBounds(to, d.origin == BaseOrigin::Symbol ? d.symbol : std::string(), g);
+          if (std::vector<std::string> passed = passedBounds(d); !passed.empty())
+            after[d.statement] += passedSharedBounds(fc_.regs, to, passed[0], passed[1],
+                                                     windowOrUnknownBounds(to, guardPrefix(fc_.regs.q(2), true)));
+          else
+            after[d.statement] += objectBounds(to, d.origin == BaseOrigin::Symbol ? d.symbol : std::string(), g);
           break;
         case DefKind::Integer:
           after[d.statement] += windowOrUnknownBounds(to, g);
@@ -162,7 +167,8 @@ class SharedChecks {
       site.objectPart = partOf(a).has_value();
     }
     CheckSite c = fc_.checkSite(a, site);
-    c.sharedWindow = a.addressSymbol.empty() && !reachedByObject(a);
+    c.metaParam = a.addressSymbol.empty() ? passedMetaParam(a) : std::string();
+    c.sharedWindow = a.addressSymbol.empty() && !reachedByObject(a) && c.metaParam.empty();
     if (partOf(a)) c.partStart = partStarts_.at(*partOf(a));
     c.lanes = a.access.lanes;
     CheckCode code = sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
@@ -287,6 +293,26 @@ class SharedChecks {
   }
 
   // Some base reaching `a` is a shared variable's symbol (the others, if any, pass unchecked).
+  // The metadata parameters (base, size, word) of the pointer parameter `d` converts to a shared
+  // address itself, where the function's callers pass them (MetadataParams); else none.
+  std::vector<std::string> passedBounds(const PointerDef& d) const {
+    std::optional<size_t> parameter = pa_.sharedAddressOfParameter(fc_.function, d);
+    return parameter ? fc_.passedMetadata(pa_.defs()[*parameter]) : std::vector<std::string>{};
+  }
+
+  // Where every definition reaching `a` is such a conversion of one parameter: the .param of
+  // the metadata word its callers pass (the record reports it, and the variable it names).
+  std::string passedMetaParam(const AccessSite& a) const {
+    if (a.reachingDefs.empty() || a.reachedByUndefined) return {};
+    std::string word;
+    for (size_t d : a.reachingDefs) {
+      std::vector<std::string> passed = passedBounds(pa_.defs()[d]);
+      if (passed.empty() || (!word.empty() && word != passed[2])) return {};
+      word = passed[2];
+    }
+    return word;
+  }
+
   bool reachedByObject(const AccessSite& a) const {
     for (size_t d : a.reachingDefs) {
       const PointerDef& def = pa_.defs()[d];

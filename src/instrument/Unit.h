@@ -94,6 +94,9 @@ struct Stats {
   // 32-bit addresses not made from a variable, checked against that window.
   size_t sharedWindowBases = 0;
   size_t sharedWindowAccesses = 0;
+  // Shared accesses through a pointer parameter the function converts to a shared address
+  // itself, checked against the bounds its callers pass (MetadataParams, SharedChecks).
+  size_t sharedPassedAccesses = 0;
   // Base definitions of generic pointers of unknown origin in kernels that, where isspacep
   // places them in local memory, are bounded by the kernel's own frame, the only local memory
   // live there (an address elsewhere is in a frame that has returned: use after scope).
