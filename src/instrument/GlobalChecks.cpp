@@ -285,10 +285,9 @@ class GlobalChecks {
 
   // A pointer argument of a call to a function given its metadata (MetadataParams.h).
   struct CallArgument {
-    size_t call = 0;                  // the call's statement
-    std::string value;                // the register stored into the argument ("" for an immediate)
-    std::string immediate;            // else the immediate's text
-    std::vector<std::string> params;  // the callee's metadata parameters for it: base, size, word
+    size_t call = 0;        // the call's statement
+    std::string value;      // the register stored into the argument ("" for an immediate)
+    std::string immediate;  // else the immediate's text
     std::unordered_set<std::string> sources;  // `value` and the registers it is made from
   };
 
@@ -300,9 +299,10 @@ class GlobalChecks {
     for (size_t i = 0; i < f.body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&f.body[i]);
       if (!in || in->opcode != "call") continue;
+      const std::vector<MetadataParams::Param>* passed = mp->passedBy(f.name, *in);
+      if (!passed) continue;
       CallShape c = callShape(*in);
-      if (!c.callee || !mp->byFunction.count(c.callee->text)) continue;
-      for (const auto& p : mp->byFunction.at(c.callee->text)) {
+      for (const auto& p : *passed) {
         // (metadataParamsOf made sure that every such call has it.)
         size_t store = *argumentStore(f, i, c.arguments->elements.at(p.position).text);
         const Operand& v = std::get<Instruction>(f.body[store]).operands[1];
@@ -311,7 +311,6 @@ class GlobalChecks {
         if (v.kind == OperandKind::Name && pa_.registers().is64Bit(v.text)) a.value = v.text;
         else a.immediate = printOperand(v);
         if (!a.value.empty()) a.sources = pa_.withSources({a.value});
-        a.params = mp->of(c.callee->text, p.name);
         out.push_back(std::move(a));
       }
     }

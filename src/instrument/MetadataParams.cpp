@@ -25,14 +25,17 @@ bool callableFromElsewhere(const Function& f, bool wholeProgram) {
   });
 }
 
-// A 64-bit scalar parameter (`.param .b64 name`, no array, no .ptr attribute).
-bool isScalar64(const VariableDecl& p) {
+}  // namespace
+
+bool isScalar64Param(const VariableDecl& p) {
   if (p.declarators.size() != 1 || !p.declarators[0].dimensions.empty()) return false;
   for (const auto& q : p.qualifiers)
     if (q.word == ".ptr") return false;
   const std::string t = p.type();
   return t == ".b64" || t == ".u64" || t == ".s64";
 }
+
+namespace {
 
 // Every name the module's instructions use, except as the callee of a direct call; and the
 // names module-level initializers and aliases mention. A function among them may be reached
@@ -74,13 +77,114 @@ std::unordered_set<std::string> namesUsedOtherwise(const Module& module) {
   return used;
 }
 
+// A parameter list's last parameter is an unsized array in a variadic function
+// (`.param .align 8 .b8 %VAParam[]`): it must stay last, no parameter can follow it.
+bool hasUnsizedArray(const std::optional<ParamList>& params) {
+  if (!params) return false;
+  for (const auto& p : params->params)
+    for (const auto& d : p.declarators)
+      for (const auto& dim : d.dimensions)
+        if (!dim || dim->empty()) return true;
+  return false;
+}
+
+size_t parameterCountOf(const std::optional<ParamList>& params) { return params ? params->params.size() : 0; }
+
+// Every 64-bit scalar parameter of a list, in order.
+std::vector<MetadataParams::Param> scalar64Params(const std::optional<ParamList>& params) {
+  std::vector<MetadataParams::Param> out;
+  if (!params) return out;
+  for (size_t i = 0; i < params->params.size(); ++i)
+    if (isScalar64Param(params->params[i])) out.push_back({i, params->params[i].declarators[0].name});
+  return out;
+}
+
+// An indirect call's label (its prototype's or its .calltargets list's): the name after its
+// arguments; null for a direct call.
+const Operand* indirectLabel(const Instruction& call) {
+  const Operand* callee = callShape(call).callee;
+  if (!callee || call.operands.empty()) return nullptr;
+  const Operand& last = call.operands.back();
+  return &last != callee && last.kind == OperandKind::Name ? &last : nullptr;
+}
+
+// The .callprototype that `label` names in `f`'s body (`label: .callprototype ...`).
+const CallPrototype* prototypeOf(const Function& f, const std::string& label) {
+  for (size_t i = 0; i + 1 < f.body.size(); ++i)
+    if (const auto* l = std::get_if<Label>(&f.body[i]); l && l->name == label)
+      return std::get_if<CallPrototype>(&f.body[i + 1]);
+  return nullptr;
+}
+
+// Every call of `caller` at `statement` stores each of `params`'s arguments with one plain
+// st.param, and has as many arguments as the callee has parameters.
+bool passesRegularly(const Function& caller, size_t statement, const std::vector<MetadataParams::Param>& params,
+                     size_t parameterCount) {
+  CallShape c = callShape(std::get<Instruction>(caller.body[statement]));
+  if (!c.arguments || c.arguments->elements.size() != parameterCount) return false;
+  for (const auto& p : params)
+    if (!argumentStore(caller, statement, c.arguments->elements[p.position].text)) return false;
+  return true;
+}
+
+// Functions reached through pointers, in a module compiled whole (MetadataParams.h): every 64-bit
+// scalar parameter of each address-taken function and of each indirect call's prototype gets
+// metadata, or, where one of them or one call cannot follow that rule, nothing does.
+void addIndirectCalls(const Module& module, const std::unordered_set<std::string>& usedOtherwise,
+                      MetadataParams& out) {
+  std::unordered_set<std::string> defined;
+  for (const Function* f : module.functions())
+    if (f->hasBody) defined.insert(f->name);
+  std::map<std::string, std::vector<MetadataParams::Param>> functions;
+  std::map<std::string, size_t> parameterCount;
+  for (const Function* f : module.functions()) {
+    // A kernel's address is taken for a launch from the device (dynamic parallelism), never for a call.
+    if (f->isEntry || !usedOtherwise.count(f->name)) continue;
+    if (!defined.count(f->name) || callableFromElsewhere(*f, true) || hasUnsizedArray(f->params)) return;
+    parameterCount[f->name] = parameterCountOf(f->params);
+    if (auto params = scalar64Params(f->params); !params.empty()) functions[f->name] = std::move(params);
+  }
+  std::map<std::pair<std::string, std::string>, std::vector<MetadataParams::Param>> prototypes;
+  for (const Function* caller : module.functions()) {
+    if (!caller->hasBody) continue;
+    for (size_t i = 0; i < caller->body.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&caller->body[i]);
+      if (!in || in->opcode != "call") continue;
+      if (const Operand* label = indirectLabel(*in)) {
+        const CallPrototype* p = prototypeOf(*caller, label->text);
+        if (!p || hasUnsizedArray(p->params)) return;
+        std::vector<MetadataParams::Param> params = scalar64Params(p->params);
+        if (params.empty()) continue;
+        if (!passesRegularly(*caller, i, params, parameterCountOf(p->params))) return;
+        prototypes[{caller->name, label->text}] = std::move(params);
+      } else if (const Operand* callee = callShape(*in).callee; callee && functions.count(callee->text)) {
+        if (!passesRegularly(*caller, i, functions.at(callee->text), parameterCount.at(callee->text))) return;
+      }
+    }
+  }
+  out.byFunction.merge(functions);
+  out.byPrototype = std::move(prototypes);
+}
+
+// Appends base, size and metadata word parameters named `names` to a parameter list.
+void appendMetadataParams(ParamList& list, const std::vector<std::string>& names) {
+  const char* types[] = {".b64", ".b64", ".b32"};
+  for (size_t k = 0; k < 3; ++k) {
+    VariableDecl d;
+    d.space = ".param";
+    d.qualifiers.push_back(DeclQualifier{types[k], std::nullopt, ""});
+    d.declarators.push_back(Declarator{names[k], std::nullopt, {}, std::nullopt});
+    list.params.push_back(std::move(d));
+  }
+}
+
 // The parameters of `f` whose ld.param makes a register some access's address comes from, or
 // that `f` converts to a shared address itself.
 std::vector<MetadataParams::Param> pointerParams(const Function& f, const SymbolTable& moduleSymbols) {
   if (!f.params) return {};
   std::unordered_set<std::string> scalar64;
   for (const auto& p : f.params->params)
-    if (isScalar64(p)) scalar64.insert(p.declarators[0].name);
+    if (isScalar64Param(p)) scalar64.insert(p.declarators[0].name);
   if (scalar64.empty()) return {};
   CFG cfg(f);
   SymbolTable symbols = functionSymbols(f, moduleSymbols);
@@ -99,7 +203,7 @@ std::vector<MetadataParams::Param> pointerParams(const Function& f, const Symbol
   std::vector<MetadataParams::Param> out;
   for (size_t i = 0; i < f.params->params.size(); ++i) {
     const auto& p = f.params->params[i];
-    if (isScalar64(p) && used.count(p.declarators[0].name)) out.push_back({i, p.declarators[0].name});
+    if (isScalar64Param(p) && used.count(p.declarators[0].name)) out.push_back({i, p.declarators[0].name});
   }
   return out;
 }
@@ -112,6 +216,17 @@ std::vector<std::string> MetadataParams::of(const std::string& function, const s
       std::none_of(it->second.begin(), it->second.end(), [&](const Param& p) { return p.name == param; }))
     return {};
   return {param + kSuffixes[0], param + kSuffixes[1], param + kSuffixes[2]};
+}
+
+const std::vector<MetadataParams::Param>* MetadataParams::passedBy(const std::string& caller,
+                                                                  const Instruction& call) const {
+  if (const Operand* label = indirectLabel(call)) {
+    auto it = byPrototype.find({caller, label->text});
+    return it == byPrototype.end() ? nullptr : &it->second;
+  }
+  const Operand* callee = callShape(call).callee;
+  auto it = callee ? byFunction.find(callee->text) : byFunction.end();
+  return it == byFunction.end() ? nullptr : &it->second;
 }
 
 std::optional<size_t> argumentStore(const Function& caller, size_t callStatement, const std::string& argument) {
@@ -138,58 +253,45 @@ MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleS
   const std::unordered_set<std::string> usedOtherwise = namesUsedOtherwise(module);
   std::map<std::string, std::vector<MetadataParams::Param>> candidates;
   std::map<std::string, size_t> parameterCount;
-  // A variadic function's last parameter is an unsized array (`.param .align 8 .b8 %VAParam[]`),
-  // which must stay last: no parameter can follow it.
-  auto hasUnsizedArray = [](const Function& f) {
-    if (!f.params) return false;
-    for (const auto& p : f.params->params)
-      for (const auto& d : p.declarators)
-        for (const auto& dim : d.dimensions)
-          if (!dim || dim->empty()) return true;
-    return false;
-  };
   for (const Function* f : module.functions()) {
-    if (!f->hasBody || declaredWithLinkage.count(f->name) || usedOtherwise.count(f->name) || hasUnsizedArray(*f))
+    if (!f->hasBody || declaredWithLinkage.count(f->name) || usedOtherwise.count(f->name) ||
+        hasUnsizedArray(f->params))
       continue;
     std::vector<MetadataParams::Param> params = pointerParams(*f, moduleSymbols);
     if (params.empty()) continue;
     candidates[f->name] = std::move(params);
-    parameterCount[f->name] = f->params->params.size();
+    parameterCount[f->name] = parameterCountOf(f->params);
   }
   // Every call of a candidate must store each selected argument with one plain st.param.
   for (const Function* caller : module.functions()) {
     if (!caller->hasBody) continue;
     for (size_t i = 0; i < caller->body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&caller->body[i]);
-      if (!in || in->opcode != "call") continue;
-      CallShape c = callShape(*in);
-      if (!c.callee || !candidates.count(c.callee->text)) continue;
-      const std::string callee = c.callee->text;
-      bool regular = c.arguments && c.arguments->elements.size() == parameterCount.at(callee);
-      if (regular)
-        for (const auto& p : candidates.at(callee))
-          if (!argumentStore(*caller, i, c.arguments->elements[p.position].text)) regular = false;
-      if (!regular) candidates.erase(callee);
+      if (!in || in->opcode != "call" || indirectLabel(*in)) continue;
+      const Operand* callee = callShape(*in).callee;
+      if (!callee || !candidates.count(callee->text)) continue;
+      if (!passesRegularly(*caller, i, candidates.at(callee->text), parameterCount.at(callee->text)))
+        candidates.erase(callee->text);
     }
   }
   out.byFunction = std::move(candidates);
+  if (wholeProgram) addIndirectCalls(module, usedOtherwise, out);
   return out;
 }
 
 void addMetadataParams(Module& module, const MetadataParams& params) {
   for (Function* f : module.functions()) {
     auto it = params.byFunction.find(f->name);
-    if (it == params.byFunction.end() || !f->params) continue;
-    for (const auto& p : it->second) {
-      std::vector<std::string> names = params.of(f->name, p.name);
-      const char* types[] = {".b64", ".b64", ".b32"};
-      for (size_t k = 0; k < 3; ++k) {
-        VariableDecl d;
-        d.space = ".param";
-        d.qualifiers.push_back(DeclQualifier{types[k], std::nullopt, ""});
-        d.declarators.push_back(Declarator{names[k], std::nullopt, {}, std::nullopt});
-        f->params->params.push_back(std::move(d));
-      }
+    if (it != params.byFunction.end() && f->params)
+      for (const auto& p : it->second) appendMetadataParams(*f->params, params.of(f->name, p.name));
+    if (params.byPrototype.empty() || !f->hasBody) continue;
+    for (size_t i = 0; i + 1 < f->body.size(); ++i) {
+      const auto* label = std::get_if<Label>(&f->body[i]);
+      auto* prototype = std::get_if<CallPrototype>(&f->body[i + 1]);
+      if (!label || !prototype || !prototype->params) continue;
+      auto selected = params.byPrototype.find({f->name, label->name});
+      if (selected == params.byPrototype.end()) continue;
+      for (size_t k = 0; k < selected->second.size(); ++k) appendMetadataParams(*prototype->params, {"_", "_", "_"});
     }
   }
 }

@@ -19,10 +19,21 @@
 // selected: 64-bit scalars that the function loads into a register some access's address is
 // made from, or converts to a shared address itself (`cvta.to.shared`: SharedChecks checks the
 // shared accesses made from it against the bounds the callers pass).
+//
+// Functions reached through pointers (a table of device functions, a virtual call): in a module
+// compiled whole, every function whose address is taken and every indirect call are in the
+// module, so caller and callee can agree on a rule that does not depend on which function a
+// pointer holds: every 64-bit scalar parameter of such a function, and of an indirect call's
+// prototype, gets metadata parameters, whether or not it is a pointer (an integer argument is
+// given what READMETADATA finds for its value, which the callee never uses). All or nothing:
+// where one address-taken function or one indirect call cannot follow the rule (no body,
+// linkage, variadic, an argument stored otherwise than by one st.param, a call through
+// .calltargets), no function or call in the module does, and they keep their signatures.
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,11 +49,22 @@ struct MetadataParams {
   };
   // Function -> its parameters that get metadata parameters, in parameter order.
   std::map<std::string, std::vector<Param>> byFunction;
+  // Indirect calls: (caller, the call's prototype label) -> the prototype's parameters that get
+  // metadata parameters, in parameter order (`name` is the prototype's, "_").
+  std::map<std::pair<std::string, std::string>, std::vector<Param>> byPrototype;
+
+  // The arguments of `call` (a call instruction of `caller`) whose metadata it passes, in
+  // parameter order: its callee's or its prototype's; null where it passes none.
+  const std::vector<Param>* passedBy(const std::string& caller, const ptx::Instruction& call) const;
 
   // The parameters of `function` that receive `param`'s metadata: base (.b64), size (.b64),
   // metadata word (.b32); empty where `param` gets none.
   std::vector<std::string> of(const std::string& function, const std::string& param) const;
 };
+
+// A 64-bit scalar parameter (`.param .b64 name`, no array, no .ptr attribute): where a function
+// reached from code that does not know its body takes metadata (MetadataParams' rule by type).
+bool isScalar64Param(const ptx::VariableDecl& p);
 
 // The metadata parameters of `module`'s functions (before the rewrite: reads the module only).
 // `wholeProgram`: the module is all the device code its kernels run, so .visible functions are
@@ -51,7 +73,8 @@ MetadataParams metadataParamsOf(const ptx::Module& module, const analysis::Symbo
                                 bool wholeProgram);
 
 // Adds the metadata parameters to the selected functions' signatures (definitions and
-// declarations alike), after their own parameters. Call after every function's checks.
+// declarations alike) and to the selected indirect calls' prototypes, after their own
+// parameters. Call after every function's checks.
 void addMetadataParams(ptx::Module& module, const MetadataParams& params);
 
 // The st.param that stores argument `argument` of the call at `callStatement` in `caller`

@@ -66,3 +66,54 @@ TEST_CASE("metadata parameters: none where a call may come from elsewhere", "[me
                  ".param .b64 a2;\ncall.uni put, (a0, a1, a2);\n}")
             .byFunction.empty());
 }
+
+namespace {
+
+// An indirect call of `put` through %rd2 (a pointer to it), with `prototype` as its prototype's
+// parameter list and `stores` storing its arguments.
+std::string indirectCall(const std::string& prototype = "(.param .b64 _, .param .b32 _, .param .b64 _)",
+                         const std::string& stores = "st.param.b64 [a0+0], %rd1;\nst.param.b32 [a1+0], 1;\n"
+                                                     "st.param.b64 [a2+0], 7;\n") {
+  return "mov.u64 %rd2, put;\n{\n.param .b64 a0;\n.param .b32 a1;\n.param .b64 a2;\n" + stores +
+         "proto : .callprototype ()_ " + prototype + ";\ncall %rd2, (a0, a1, a2), proto;\n}";
+}
+
+}  // namespace
+
+TEST_CASE("metadata parameters: functions reached through pointers, in a module compiled whole", "[metadata-params]") {
+  // Every 64-bit scalar parameter, pointer or not, of the address-taken function and of the
+  // indirect call's prototype: both sides follow one rule without knowing what the pointer holds.
+  MetadataParams mp = paramsOf(put(), indirectCall() + "\n" + kCall, true);
+  REQUIRE(mp.byFunction.count("put"));
+  REQUIRE(mp.byFunction.at("put").size() == 2);
+  CHECK(mp.byFunction.at("put")[0].position == 0);
+  CHECK(mp.byFunction.at("put")[1].position == 2);
+  CHECK(mp.of("put", "put_v") == std::vector<std::string>{"put_v__cc_b", "put_v__cc_s", "put_v__cc_m"});
+  REQUIRE(mp.byPrototype.count({"k", "proto"}));
+  REQUIRE(mp.byPrototype.at({"k", "proto"}).size() == 2);
+  CHECK(mp.byPrototype.at({"k", "proto"})[0].position == 0);
+  CHECK(mp.byPrototype.at({"k", "proto"})[1].position == 2);
+  // A vtable's initializer takes the address as well as a mov does.
+  MetadataParams table = paramsOf(put() + ".global .align 8 .u64 table[1] = {put};\n", kCall, true);
+  CHECK(table.byFunction.at("put").size() == 2);
+  // A kernel's address (a launch from the device) is not a call target and changes nothing.
+  CHECK(paramsOf(put(), indirectCall() + "\nmov.u64 %rd3, k;", true).byFunction.count("put"));
+}
+
+TEST_CASE("metadata parameters: through pointers, all or nothing", "[metadata-params]") {
+  auto none = [](const MetadataParams& mp) { return mp.byFunction.empty() && mp.byPrototype.empty(); };
+  // Relocatable code: other units may hold pointers to the function, or call through pointers.
+  CHECK(none(paramsOf(put(), indirectCall())));
+  // An address-taken function without a body here.
+  CHECK(none(paramsOf(".extern .func ext(.param .b64 ext_p);\n" + put(), indirectCall() + "\nmov.u64 %rd3, ext;", true)));
+  // A variadic prototype: nothing can follow its last parameter.
+  CHECK(none(paramsOf(put(), indirectCall("(.param .b64 _, .param .b32 _, .param .align 8 .b8 _[])"), true)));
+  // An argument not stored by one plain st.param.
+  CHECK(none(paramsOf(put(), indirectCall("(.param .b64 _, .param .b32 _, .param .b64 _)",
+                                          "st.param.b32 [a1+0], 1;\nst.param.b64 [a2+0], 7;\n"),
+                      true)));
+  // A direct call of the address-taken function that cannot be given the arguments.
+  CHECK(none(paramsOf(put(), indirectCall() + "\n{\n.param .b64 a0;\n.param .b32 a1;\n.param .b64 a2;\n"
+                                              "call.uni put, (a0, a1, a2);\n}",
+                      true)));
+}
