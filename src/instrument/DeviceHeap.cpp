@@ -50,8 +50,6 @@ void redirectDeviceHeapCalls(Module& module, UnitResult& unit) {
   }
 }
 
-namespace {
-
 // What a whole-program module declares without a body: printf, assert and the device runtime
 // (dynamic parallelism, cooperative groups' grid synchronization, device-side cudaMalloc: the
 // CUDA API's names, cudaX..., and the implementation's reserved __cuda...). None of them reaches
@@ -62,8 +60,6 @@ bool isCudaSystemFunction(const std::string& name) {
   return name == "vprintf" || name == "__assertfail" || cudaApi || name.starts_with("__cuda") ||
          isDeviceHeapFunction(name);
 }
-
-}  // namespace
 
 DeviceHeapEntries deviceHeapEntriesMayChange(const Module& module, const UnitResult& unit, bool wholeProgram) {
   if (!unit.heapFunctionsWrapped.empty()) return DeviceHeapEntries::FromL2;

@@ -33,6 +33,10 @@ void redirectDeviceHeapCalls(ptx::Module& module, UnitResult& unit);
 // an indirect call is a call into another unit. Otherwise, as in every whole-program module without a malloc, through
 // L1: the branch to the L2 read cost registers in every kernel (docs/overhead.md).
 // `wholeProgram`: the module is all the code its kernels run (InstrumentOptions::wholeProgram).
+// Whether a function the module declares without a body is the CUDA system's: printf, assert,
+// the device runtime (the CUDA API's names, cudaX..., and the reserved __cuda...), the device heap.
+bool isCudaSystemFunction(const std::string& name);
+
 DeviceHeapEntries deviceHeapEntriesMayChange(const ptx::Module& module, const UnitResult& unit, bool wholeProgram);
 
 }  // namespace cucatch::instrument

@@ -392,7 +392,7 @@ class GlobalChecks {
       case Space::Local:
         // A frame is its function's (the report says whose).
         o.objectSpace = "local";
-        o.function = fc_.function.name;
+        o.function = sourceFunctionName(fc_.function);
         o.entry = fc_.function.isEntry;
         break;
       default: o.objectSpace = "global"; break;

@@ -6,6 +6,7 @@
 #include "instrument/GlobalChecks.h"
 #include "instrument/LocalChecks.h"
 #include "instrument/MetadataParams.h"
+#include "instrument/RelocatableCalls.h"
 #include "instrument/SharedChecks.h"
 #include "runtime/cucatch_abi.h"
 
@@ -16,6 +17,9 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   refuseUnsupported(module);
   UnitResult unit;
   unit.unit = unitId(module);
+  // Before the checks, which instrument the forwarders with the rest.
+  MetadataEntryPoints entryPoints;
+  if (!options.wholeProgram) entryPoints = addMetadataEntryPoints(module, unit);
   // The check passes share each function's analysis; the function's report block and
   // declarations are added once, after all of them.
   const analysis::SymbolTable symbols = analysis::moduleSymbols(module);
@@ -36,7 +40,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
-  const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram);
+  const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
   checkOptions.metadataParams = &metadataParams;
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;

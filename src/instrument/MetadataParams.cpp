@@ -245,7 +245,8 @@ std::optional<size_t> argumentStore(const Function& caller, size_t callStatement
   return found;
 }
 
-MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleSymbols, bool wholeProgram) {
+MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleSymbols, bool wholeProgram,
+                                const std::set<std::string>& byType) {
   MetadataParams out;
   std::unordered_set<std::string> declaredWithLinkage;
   for (const Function* f : module.functions())
@@ -275,6 +276,9 @@ MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleS
     }
   }
   out.byFunction = std::move(candidates);
+  for (const Function* f : module.functions())
+    if (byType.count(f->name))
+      if (auto params = scalar64Params(f->params); !params.empty()) out.byFunction[f->name] = std::move(params);
   if (wholeProgram) addIndirectCalls(module, usedOtherwise, out);
   return out;
 }

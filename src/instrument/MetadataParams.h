@@ -69,8 +69,10 @@ bool isScalar64Param(const ptx::VariableDecl& p);
 // The metadata parameters of `module`'s functions (before the rewrite: reads the module only).
 // `wholeProgram`: the module is all the device code its kernels run, so .visible functions are
 // the module's own too.
+// `byType`: functions that take metadata for every 64-bit scalar parameter, whose every call
+// here stores those arguments with one st.param (RelocatableCalls.h's entry points).
 MetadataParams metadataParamsOf(const ptx::Module& module, const analysis::SymbolTable& moduleSymbols,
-                                bool wholeProgram);
+                                bool wholeProgram, const std::set<std::string>& byType = {});
 
 // Adds the metadata parameters to the selected functions' signatures (definitions and
 // declarations alike) and to the selected indirect calls' prototypes, after their own

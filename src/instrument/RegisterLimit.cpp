@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "instrument/Unit.h"
 #include "ptx/InstrInfo.h"
 
 namespace cucatch::instrument {
@@ -57,8 +58,11 @@ namespace {
 // there is none.
 std::string separatelyCompiledCallee(const Function& f, const Module& module) {
   std::map<std::string, const Function*> defined;
+  std::set<std::string> declaredOnly;
   for (const Function* g : module.functions())
     if (g->hasBody) defined[g->name] = g;
+  for (const Function* g : module.functions())
+    if (!g->hasBody && !defined.count(g->name)) declaredOnly.insert(g->name);
   std::set<std::string> seen{f.name};
   std::vector<const Function*> work{&f};
   while (!work.empty()) {
@@ -72,6 +76,11 @@ std::string separatelyCompiledCallee(const Function& f, const Module& module) {
       if (c.callee->text.starts_with("%")) return "an indirect call";
       auto callee = defined.find(c.callee->text);
       if (callee == defined.end()) continue;
+      // The entry point this unit defines for another unit's function G (RelocatableCalls.h): it
+      // only forwards to G, which, as a call of G, is not this unit's to count.
+      if (const std::string source = sourceFunctionName(*callee->second);
+          source != callee->first && declaredOnly.count(source))
+        continue;
       if (callee->first != f.name) return "device function " + callee->first;
       if (seen.insert(callee->first).second) work.push_back(callee->second);
     }
@@ -117,7 +126,8 @@ std::vector<FunctionLimit> limitDeviceFunctionRegisters(const Module& module, co
     if (f->isEntry || !f->hasBody) continue;
     FunctionLimit d;
     d.name = f->name;
-    d.originalRegisters = lookup(options.originalRegisters, f->name);
+    // (An entry point is its function's body: the original measured it under the function's name.)
+    d.originalRegisters = lookup(options.originalRegisters, sourceFunctionName(*f));
     d.instrumentedRegisters = lookup(options.instrumentedRegisters, f->name);
     // (Not measured instrumented: ptxas gave it no count, so there is nothing to compare.)
     if (!d.instrumentedRegisters || maxThreadsPerBlock(*d.instrumentedRegisters, options.limits) >= originalThreads(d, options))

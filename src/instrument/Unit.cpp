@@ -90,11 +90,15 @@ std::vector<SourcePlace> sourcePlaces(const Function& f) {
   return places;
 }
 
+std::string sourceFunctionName(const Function& f) {
+  return f.name.ends_with(kMetadataEntrySuffix) ? f.name.substr(0, f.name.size() - kMetadataEntrySuffix.size()) : f.name;
+}
+
 Site siteAt(const Function& f, size_t statement, const SourcePlace& place, uint32_t id) {
   const auto& in = std::get<Instruction>(f.body[statement]);
   Site s;
   s.id = id;
-  s.function = f.name;
+  s.function = sourceFunctionName(f);
   s.ptxLine = in.loc.line;
   s.file = place.file;
   s.line = place.line;

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "instrument/RegisterLimit.h"
@@ -46,6 +47,12 @@ struct Site {
   uint64_t objectFrameOffset = 0;
 };
 
+// The name of a function's entry point that takes its pointers' bounds from its callers, in
+// relocatable code (RelocatableCalls.h): the function's name and this suffix.
+inline constexpr std::string_view kMetadataEntrySuffix = "__cc_meta";
+// The function a report names for `f`: its own name, or the function whose entry point it is.
+std::string sourceFunctionName(const ptx::Function& f);
+
 // Where statement i of a function comes from: the last .loc before it (0: none), and where the
 // code of that .loc was inlined (its inlined_at attribute, followed back along a chain of
 // inlined .loc directives to the outermost place; 0: not inlined).
@@ -79,6 +86,10 @@ struct Stats {
   // the parameters there that take it instead of reading the tables (MetadataParams.h).
   size_t metadataArguments = 0;
   size_t metadataParameters = 0;
+  // Relocatable code (RelocatableCalls.h): functions other units may call, given an entry point
+  // that takes the bounds; and other units' functions this unit calls through a .weak one.
+  size_t metadataEntryPoints = 0;
+  size_t metadataForwarders = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;

@@ -943,7 +943,7 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
-    const Site* object = table && entryTag != 0 && entryTag <= table->objects.size() ? &table->objects[entryTag - 1] : nullptr;
+    const Site* object = variable || frames ? namedObject(r) : nullptr;
     if (variable && site && site->object.empty()) found.back().passedObject = object;
     if (frames) found.back().liveFrame = object;
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
@@ -959,6 +959,30 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
                             "CUCATCH_MAX_ERRORS)\n",
                             overflow, options_.maxErrors));
   report(std::move(found));
+}
+
+const Site* Runtime::namedObject(const abi::ErrorRecord& r) const {
+  const uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
+  // The metadata word holds the object's index in its unit's table, not the unit: the object
+  // there must have the bounds' size (a dynamic region's is the launch's).
+  auto objectOf = [&](uint32_t unit) -> const Site* {
+    auto table = units_.find(unit);
+    if (tag == 0 || table == units_.end() || tag > table->second.objects.size()) return nullptr;
+    const Site& o = table->second.objects[tag - 1];
+    return o.objectDynamic || o.objectBytes == r.size ? &o : nullptr;
+  };
+  if (const Site* own = objectOf(r.unit)) return own;
+  const Site* found = nullptr;
+  for (const auto& [handle, m] : modules_) {
+    if (!m->units.count(r.unit)) continue;
+    for (uint32_t unit : m->units) {
+      const Site* o = unit != r.unit ? objectOf(unit) : nullptr;
+      if (!o) continue;
+      if (found && (found->object != o->object || found->function != o->function)) return nullptr;
+      found = o;
+    }
+  }
+  return found;
 }
 
 DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const {

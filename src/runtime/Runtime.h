@@ -169,6 +169,10 @@ class Runtime {
   // The device-heap block a record's pointer tag names, with its malloc and free from the log
   // of the context that wrote the record.
   DeviceHeapBlock heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const;
+  // The variable a record's metadata word names (abi::kMetaStateVariable, kMetaStateLiveFrames):
+  // an object of the site's unit, or, where a caller in another unit of the same module passed
+  // the bounds (relocatable code), of that unit; null where none or several match the bounds.
+  const Site* namedObject(const abi::ErrorRecord& r) const;
   void report(std::vector<Violation> violations);
   void terminate();
   std::string symbolize(uintptr_t frame);

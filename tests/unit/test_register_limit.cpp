@@ -227,6 +227,44 @@ ret;
   CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
 }
 
+TEST_CASE("in relocatable code a call of another unit's function through its .weak entry point is no reason for a cap", "[register-limit]") {
+  // ext__cc_meta only forwards to ext, which another unit compiles and bounds (RelocatableCalls.h);
+  // put__cc_meta is this unit's own function's body.
+  const char* text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.extern .func ext(.param .b64 ext_p);
+.weak .func ext__cc_meta(.param .b64 ext_p)
+{
+call ext, (ext_p);
+ret;
+}
+.visible .func put__cc_meta()
+{
+ret;
+}
+.visible .entry a(.param .u64 p)
+{
+call.uni ext__cc_meta, (p);
+ret;
+}
+.visible .entry b(.param .u64 p)
+{
+call.uni put__cc_meta, ();
+ret;
+}
+)";
+  RegisterLimitOptions o;
+  o.originalRegisters = {{"a", 20}, {"b", 20}};
+  o.instrumentedRegisters = {{"a", 30}, {"b", 30}};
+  o.relocatable = true;
+  auto m = parse(text);
+  auto kernels = limitKernelRegisters(m, o);
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].moduleCapBecause.empty());
+  CHECK(kernels[1].moduleCapBecause.find("device function put__cc_meta") != std::string::npos);
+}
+
 TEST_CASE("in relocatable code a device function that would narrow its callers' blocks caps its module", "[register-limit]") {
   // A unit with no kernel: a kernel of another unit that calls `heavy` runs at heavy's count
   // after linking. `light` grew too, but still admits 1024 threads; `wide` had 80 registers

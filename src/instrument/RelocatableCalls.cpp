@@ -1,0 +1,254 @@
+#include "instrument/RelocatableCalls.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+#include "instrument/DeviceHeap.h"
+#include "instrument/MetadataParams.h"
+#include "instrument/Sequences.h"
+#include "ptx/InstrInfo.h"
+#include "ptx/Parser.h"
+#include "ptx/Printer.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+
+namespace {
+
+// The size in bytes of a fundamental type (.b32, .f64, .u8, ...); 0 for anything else.
+unsigned typeBytes(const std::string& type) {
+  static const std::map<std::string, unsigned> sizes = {
+      {".b8", 1},  {".u8", 1},  {".s8", 1},  {".b16", 2}, {".u16", 2}, {".s16", 2},  {".f16", 2},
+      {".bf16", 2}, {".b32", 4}, {".u32", 4}, {".s32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4},
+      {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8}};
+  auto it = sizes.find(type);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+// How a forwarder copies one parameter (or return value): pieces of `bytes` bytes at each
+// offset up to `total`, each through a register of its own (a piece's register is the value a
+// call argument is made from, which the checks follow).
+struct ParamCopy {
+  unsigned bytes = 0;
+  unsigned total = 0;
+};
+
+// nullopt where the declaration is not one a forwarder copies: one name, a fundamental type,
+// a scalar or an array of one dimension (a struct passed by value: `.align 8 .b8 p[16]`).
+std::optional<ParamCopy> copyOf(const VariableDecl& p) {
+  if (p.declarators.size() != 1 || p.declarators[0].dimensions.size() > 1) return std::nullopt;
+  for (const auto& q : p.qualifiers)
+    if (q.word != ".align" && !typeBytes(q.word)) return std::nullopt;
+  const unsigned element = typeBytes(p.type());
+  if (!element) return std::nullopt;
+  const auto& d = p.declarators[0];
+  if (d.dimensions.empty()) return ParamCopy{element, element};
+  if (!d.dimensions[0] || d.dimensions[0]->empty()) return std::nullopt;  // unsized: variadic
+  unsigned long count = 0;
+  try {
+    count = std::stoul(*d.dimensions[0]);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const unsigned total = static_cast<unsigned>(count) * element;
+  const unsigned align = static_cast<unsigned>(p.alignment().value_or(element));
+  unsigned bytes = 8;
+  while (bytes > element && (total % bytes || align % bytes)) bytes /= 2;
+  return ParamCopy{bytes, total};
+}
+
+// A function whose signature a forwarder reproduces: no attributes, every parameter and the
+// return value copyable.
+bool forwardable(const Function& f) {
+  if (f.isEntry || !f.attributes.empty() || !f.leadingAttributes.empty()) return false;
+  for (const auto* list : {&f.params, &f.returns})
+    if (*list)
+      for (const auto& p : (*list)->params)
+        if (!copyOf(p)) return false;
+  return !f.returns || f.returns->params.size() <= 1;
+}
+
+// Whether some parameter is one MetadataParams gives metadata by its type.
+bool hasScalar64(const Function& f) {
+  return f.params && std::any_of(f.params->params.begin(), f.params->params.end(), isScalar64Param);
+}
+
+std::string entryPointName(const std::string& function) { return function + std::string(kMetadataEntrySuffix); }
+
+// `declaration` renamed, as the argument of a call (in the call's scope: no linkage).
+std::string argumentDeclaration(VariableDecl declaration, const std::string& name) {
+  declaration.linkage.clear();
+  declaration.declarators[0].name = name;
+  declaration.declarators[0].initializer.reset();
+  declaration.loc = {};
+  return printStatement(Statement{std::move(declaration)});
+}
+
+// The ld.param / st.param pairs that copy `from` into `to`, through fresh registers.
+std::string copyText(const ParamCopy& c, const std::string& from, const std::string& to,
+                     std::map<unsigned, unsigned>& registersUsed) {
+  std::string text;
+  for (unsigned offset = 0; offset < c.total; offset += c.bytes) {
+    const unsigned bits = c.bytes * 8;
+    const std::string reg = fmt::format("%fw{}_{}", std::max(bits, 16u), registersUsed[std::max(bits, 16u)]++);
+    text += fmt::format("ld.param.b{0} {1}, [{2}+{3}];\nst.param.b{0} [{4}+{3}], {1};\n", bits, reg, from, offset, to);
+  }
+  return text;
+}
+
+// `f` as cucatch's own, placed by the printer wherever it goes (no source lines).
+Function synthetic(Function f) {
+  TopLevel item = std::move(f);
+  makeSynthetic(item);
+  return std::get<Function>(std::move(item));
+}
+
+// A function with `signature`'s linkage, return value and parameters, named `name`, whose body
+// calls `target` with its own arguments and returns what it returns.
+Function forwarder(const Function& signature, const std::string& name, std::vector<std::string> linkage,
+                   const std::string& target) {
+  std::map<unsigned, unsigned> registersUsed;
+  std::string call = "{\n";
+  std::vector<std::string> arguments;
+  if (signature.params)
+    for (size_t i = 0; i < signature.params->params.size(); ++i) {
+      const VariableDecl& p = signature.params->params[i];
+      const std::string argument = fmt::format("fwd_param{}", i);
+      call += argumentDeclaration(p, argument) + "\n";
+      call += copyText(*copyOf(p), p.declarators[0].name, argument, registersUsed);
+      arguments.push_back(argument);
+    }
+  std::string returned;
+  if (signature.returns && !signature.returns->params.empty()) {
+    const VariableDecl& r = signature.returns->params[0];
+    call += argumentDeclaration(r, "fwd_retval") + "\n";
+    returned = copyText(*copyOf(r), "fwd_retval", r.declarators[0].name, registersUsed);
+  }
+  call += fmt::format("call {}{}, ({});\n", returned.empty() ? "" : "(fwd_retval), ", target, fmt::join(arguments, ", "));
+  call += returned + "}\nret;\n";
+  std::string registers;
+  for (const auto& [bits, count] : registersUsed) registers += fmt::format(".reg .b{0} %fw{0}_<{1}>;\n", bits, count);
+
+  Function f;
+  f.linkage = std::move(linkage);
+  f.returns = signature.returns;
+  f.name = name;
+  f.params = signature.params;
+  f.hasBody = true;
+  f.body = parseSyntheticStatements(registers + call);
+  return synthetic(std::move(f));
+}
+
+// `f`'s signature as a declaration named `name` (no body).
+Function declarationOf(const Function& f, const std::string& name) {
+  Function d = f;
+  d.name = name;
+  d.hasBody = false;
+  d.body.clear();
+  return synthetic(std::move(d));
+}
+
+bool hasLinkage(const Function& f, const char* linkage) {
+  return std::find(f.linkage.begin(), f.linkage.end(), linkage) != f.linkage.end();
+}
+
+}  // namespace
+
+MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
+  MetadataEntryPoints out;
+  // Which functions: defined here and callable from elsewhere, or only declared here.
+  std::unordered_set<std::string> defined, declared;
+  for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
+  std::map<std::string, bool> chosen;  // name -> defined here
+  for (const Function* f : module.functions()) {
+    const bool mine = f->name.starts_with("__cucatch") || f->name.ends_with(kMetadataEntrySuffix);
+    if (mine || isCudaSystemFunction(f->name) || !forwardable(*f) || !hasScalar64(*f)) continue;
+    if (f->hasBody && (hasLinkage(*f, ".visible") || hasLinkage(*f, ".weak")))
+      chosen[f->name] = true;
+    else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern"))
+      chosen[f->name] = false;
+  }
+  // A function declared twice with signatures that differ is left alone.
+  for (const Function* f : module.functions()) {
+    auto it = chosen.find(f->name);
+    if (it == chosen.end()) continue;
+    for (const Function* g : module.functions())
+      if (g->name == f->name && (g->params != f->params || g->returns != f->returns)) {
+        chosen.erase(it);
+        break;
+      }
+  }
+  if (chosen.empty()) return out;
+
+  // The calls: to the entry points, where each 64-bit argument is stored by one st.param.
+  std::set<std::string> called;
+  for (Function* caller : module.functions()) {
+    if (!caller->hasBody) continue;
+    for (size_t i = 0; i < caller->body.size(); ++i) {
+      auto* in = std::get_if<Instruction>(&caller->body[i]);
+      if (!in || in->opcode != "call") continue;
+      CallShape c = callShape(*in);
+      if (!c.callee || !chosen.count(c.callee->text) || !c.arguments || in->operands.back().kind != OperandKind::List)
+        continue;  // (an indirect call ends with its prototype)
+      const Function* callee = nullptr;
+      for (const Function* f : module.functions())
+        if (f->name == c.callee->text) callee = f;
+      if (c.arguments->elements.size() != callee->params->params.size()) continue;
+      bool regular = true;
+      for (size_t k = 0; k < callee->params->params.size(); ++k)
+        if (isScalar64Param(callee->params->params[k]) && !argumentStore(*caller, i, c.arguments->elements[k].text))
+          regular = false;
+      if (!regular) continue;
+      called.insert(c.callee->text);
+      const_cast<Operand*>(c.callee)->text = entryPointName(c.callee->text);
+    }
+  }
+
+  // The entry points and forwarders, where the functions are.
+  std::vector<TopLevel> items;
+  items.reserve(module.items.size() + 2 * chosen.size());
+  std::set<std::string> placed;
+  for (auto& item : module.items) {
+    auto* f = std::get_if<Function>(&item);
+    auto it = f ? chosen.find(f->name) : chosen.end();
+    if (it == chosen.end()) {
+      items.push_back(std::move(item));
+      continue;
+    }
+    const std::string name = f->name, entry = entryPointName(name);
+    if (it->second && f->hasBody) {
+      // The body becomes the entry point; F forwards to it.
+      Function wrapper = forwarder(*f, name, f->linkage, entry);
+      f->name = entry;
+      items.push_back(std::move(item));
+      items.push_back(std::move(wrapper));
+      ++unit.stats.metadataEntryPoints;
+    } else if (it->second) {
+      // A declaration of F before its definition: the entry point's too, for the calls before it.
+      Function d = declarationOf(*f, entry);
+      items.push_back(std::move(item));
+      items.push_back(std::move(d));
+    } else {
+      // Another unit's function: a .weak entry point that forwards to it, after its first
+      // declaration, where only this unit calls it.
+      items.push_back(std::move(item));
+      if (called.count(name) && placed.insert(name).second) {
+        items.push_back(forwarder(std::get<Function>(items.back()), entry, {".weak"}, name));
+        ++unit.stats.metadataForwarders;
+      }
+    }
+    out.names.insert(entry);
+  }
+  module.items = std::move(items);
+  // Another unit's function this unit does not call needs no entry point.
+  for (const auto& [name, mine] : chosen)
+    if (!mine && !called.count(name)) out.names.erase(entryPointName(name));
+  return out;
+}
+
+}  // namespace cucatch::instrument
