@@ -78,7 +78,29 @@ bool hasScalar64(const Function& f) {
   return f.params && std::any_of(f.params->params.begin(), f.params->params.end(), isScalar64Param);
 }
 
-std::string entryPointName(const std::string& function) { return function + std::string(kMetadataEntrySuffix); }
+// The entry point of `function`: `__cc_meta`, the name every unit's calls use; for a .weak
+// definition `__cc_wmeta`, which only this unit's calls use. Several units may define a .weak
+// function, and a unit that only declares it defines a .weak `__cc_meta` that forwards to it:
+// were a .weak body named `__cc_meta` too, nvlink could keep that forwarder in its place (it
+// did, in either link order) and the function would forward to itself for ever.
+std::string entryPointName(const std::string& function, bool weakDefinition) {
+  return function + std::string(weakDefinition ? kWeakMetadataEntrySuffix : kMetadataEntrySuffix);
+}
+
+// One declaration's parameter or return list as a signature: types, alignments, dimensions,
+// not names or source places (nvcc's forward declarations sit on other lines).
+bool sameSignature(const std::optional<ParamList>& a, const std::optional<ParamList>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->params.size() != b->params.size()) return false;
+  for (size_t i = 0; i < a->params.size(); ++i) {
+    const VariableDecl &x = a->params[i], &y = b->params[i];
+    if (x.qualifiers != y.qualifiers || x.declarators.size() != y.declarators.size()) return false;
+    for (size_t k = 0; k < x.declarators.size(); ++k)
+      if (x.declarators[k].dimensions != y.declarators[k].dimensions) return false;
+  }
+  return true;
+}
 
 // `declaration` renamed, as the argument of a call (in the call's scope: no linkage).
 std::string argumentDeclaration(VariableDecl declaration, const std::string& name) {
@@ -164,21 +186,27 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
   // Which functions: defined here and callable from elsewhere, or only declared here.
   std::unordered_set<std::string> defined, declared;
   for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
-  std::map<std::string, bool> chosen;  // name -> defined here
+  std::map<std::string, std::string> chosen;  // function -> its entry point
+  std::set<std::string> mine;                 // ... those defined here
   for (const Function* f : module.functions()) {
-    const bool mine = f->name.starts_with("__cucatch") || f->name.ends_with(kMetadataEntrySuffix);
-    if (mine || isCudaSystemFunction(f->name) || !forwardable(*f) || !hasScalar64(*f)) continue;
-    if (f->hasBody && (hasLinkage(*f, ".visible") || hasLinkage(*f, ".weak")))
-      chosen[f->name] = true;
-    else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern"))
-      chosen[f->name] = false;
+    const bool cucatchs = f->name.starts_with("__cucatch") || f->name != sourceFunctionName(*f);
+    if (cucatchs || isCudaSystemFunction(f->name) || !forwardable(*f) || !hasScalar64(*f)) continue;
+    const bool weak = hasLinkage(*f, ".weak");
+    if (f->hasBody && (hasLinkage(*f, ".visible") || weak)) {
+      chosen[f->name] = entryPointName(f->name, weak);
+      mine.insert(f->name);
+    } else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern")) {
+      chosen[f->name] = entryPointName(f->name, false);
+    }
   }
-  // A function declared twice with signatures that differ is left alone.
+  // Left alone: a function declared twice with signatures that differ, and one whose entry
+  // point's name the module uses already.
   for (const Function* f : module.functions()) {
     auto it = chosen.find(f->name);
     if (it == chosen.end()) continue;
     for (const Function* g : module.functions())
-      if (g->name == f->name && (g->params != f->params || g->returns != f->returns)) {
+      if (g->name == it->second ||
+          (g->name == f->name && (!sameSignature(g->params, f->params) || !sameSignature(g->returns, f->returns)))) {
         chosen.erase(it);
         break;
       }
@@ -205,7 +233,7 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
           regular = false;
       if (!regular) continue;
       called.insert(c.callee->text);
-      const_cast<Operand*>(c.callee)->text = entryPointName(c.callee->text);
+      const_cast<Operand*>(c.callee)->text = chosen.at(c.callee->text);
     }
   }
 
@@ -220,15 +248,16 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       items.push_back(std::move(item));
       continue;
     }
-    const std::string name = f->name, entry = entryPointName(name);
-    if (it->second && f->hasBody) {
+    const std::string name = f->name, entry = it->second;
+    const bool definedHere = mine.count(name) != 0;
+    if (definedHere && f->hasBody) {
       // The body becomes the entry point; F forwards to it.
       Function wrapper = forwarder(*f, name, f->linkage, entry);
       f->name = entry;
       items.push_back(std::move(item));
       items.push_back(std::move(wrapper));
       ++unit.stats.metadataEntryPoints;
-    } else if (it->second) {
+    } else if (definedHere) {
       // A declaration of F before its definition: the entry point's too, for the calls before it.
       Function d = declarationOf(*f, entry);
       items.push_back(std::move(item));
@@ -246,8 +275,8 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
   }
   module.items = std::move(items);
   // Another unit's function this unit does not call needs no entry point.
-  for (const auto& [name, mine] : chosen)
-    if (!mine && !called.count(name)) out.names.erase(entryPointName(name));
+  for (const auto& [name, entry] : chosen)
+    if (!mine.count(name) && !called.count(name)) out.names.erase(entry);
   return out;
 }
 

@@ -15,6 +15,11 @@
 //   `G__cc_meta` that forwards to G without them: the device linker keeps it only where no
 //   unit defines a strong one, i.e. where G's unit was not instrumented (nvlink, CUDA 13.0:
 //   a .visible definition wins over .weak ones in either order).
+// - A .weak F (a template instance, an inline function: several units may define it) gets its
+//   entry point as `F__cc_wmeta`, which only this unit's calls use: a .weak body named
+//   `F__cc_meta` would compete with other units' .weak forwarders of that name, and nvlink could
+//   keep a forwarder (it did, in either order), which calls F, which forwards to it again.
+//   Other units' calls of F go through their forwarder to F, without the bounds.
 //
 // Left as they are (the pointers' bounds are looked up in the callee, as before): variadic
 // functions, functions with attributes (.noreturn, ...), parameters or return values of kinds a

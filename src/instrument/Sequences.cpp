@@ -517,8 +517,13 @@ namespace {
 // The last moves of a failing check whose bounds carry no metadata word of their own (shared
 // and local memory: `meta` says which), then the branch to the report block.
 std::string toReportBlock(const FunctionRegs& r, uint32_t meta, const CheckSite& c) {
-  std::string setMeta = c.metaParam.empty() ? fmt::format("mov.u32 {}, {};\n", r.u(1), meta)
-                                            : fmt::format("ld.param.b32 {}, [{}];\n", r.u(1), c.metaParam);
+  std::string setMeta =
+      c.metaParam.empty()
+          ? fmt::format("mov.u32 {}, {};\n", r.u(1), meta)
+          : fmt::format("ld.param.b64 {t1}, [{base}];\nisspacep.shared {q1}, {t1};\nld.param.b32 {u1}, [{word}];\n"
+                        "@!{q1} mov.u32 {u1}, {window};\n",
+                        fmt::arg("t1", r.t(1)), fmt::arg("base", c.metaBaseParam), fmt::arg("q1", r.q(1)),
+                        fmt::arg("u1", r.u(1)), fmt::arg("word", c.metaParam), fmt::arg("window", kSharedWindowMeta));
   return fmt::format("{setMeta}mov.u32 {u2}, {site};\nmov.u32 {u3}, {info};\nbra.uni {report};\n",
                      fmt::arg("setMeta", setMeta), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site),
                      fmt::arg("u3", r.u(3)), fmt::arg("info", (c.size << 8) | c.accessFlags),

@@ -127,9 +127,10 @@ struct CheckSite {
   std::string partStart;
   // Only the lanes below this use their address (ldmatrix .x1/.x2): the others pass. 0: all.
   unsigned lanes = 0;
-  // The record's metadata word is the one the function's callers passed in this .param (the
-  // bounds are theirs: passedSharedBounds), not a constant.
-  std::string metaParam;
+  // The record's metadata word is the one the function's callers passed in this .param with the
+  // generic base in `metaBaseParam` (the bounds are theirs: passedSharedBounds), not a constant;
+  // the window's where that base is not in the shared window (the bounds fell back to it).
+  std::string metaParam, metaBaseParam;
 };
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);

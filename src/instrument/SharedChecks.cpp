@@ -45,7 +45,7 @@ class SharedChecks {
         continue;
       }
       checked.push_back(&a);
-      if (!passedMetaParam(a).empty()) ++stats.sharedPassedAccesses;
+      if (!passedBoundsOf(a).empty()) ++stats.sharedPassedAccesses;
       else if (!reachedByObject(a)) ++stats.sharedWindowAccesses;
       if (!a.addressRegister.empty()) relevant.insert(a.addressRegister);
       if (a.reachingDefs.size() > 1) ++stats.phiAccesses;
@@ -167,7 +167,11 @@ class SharedChecks {
       site.objectPart = partOf(a).has_value();
     }
     CheckSite c = fc_.checkSite(a, site);
-    c.metaParam = a.addressSymbol.empty() ? passedMetaParam(a) : std::string();
+    if (std::vector<std::string> passed = a.addressSymbol.empty() ? passedBoundsOf(a) : std::vector<std::string>{};
+        !passed.empty()) {
+      c.metaBaseParam = passed[0];
+      c.metaParam = passed[2];
+    }
     c.sharedWindow = a.addressSymbol.empty() && !reachedByObject(a) && c.metaParam.empty();
     if (partOf(a)) c.partStart = partStarts_.at(*partOf(a));
     c.lanes = a.access.lanes;
@@ -300,17 +304,17 @@ class SharedChecks {
     return parameter ? fc_.passedMetadata(pa_.defs()[*parameter]) : std::vector<std::string>{};
   }
 
-  // Where every definition reaching `a` is such a conversion of one parameter: the .param of
-  // the metadata word its callers pass (the record reports it, and the variable it names).
-  std::string passedMetaParam(const AccessSite& a) const {
+  // Where every definition reaching `a` is such a conversion of one parameter: that parameter's
+  // metadata parameters (the record reports the word its callers pass, which names the variable).
+  std::vector<std::string> passedBoundsOf(const AccessSite& a) const {
     if (a.reachingDefs.empty() || a.reachedByUndefined) return {};
-    std::string word;
+    std::vector<std::string> params;
     for (size_t d : a.reachingDefs) {
       std::vector<std::string> passed = passedBounds(pa_.defs()[d]);
-      if (passed.empty() || (!word.empty() && word != passed[2])) return {};
-      word = passed[2];
+      if (passed.empty() || (!params.empty() && params != passed)) return {};
+      params = std::move(passed);
     }
-    return word;
+    return params;
   }
 
   bool reachedByObject(const AccessSite& a) const {

@@ -963,16 +963,17 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
 
 const Site* Runtime::namedObject(const abi::ErrorRecord& r) const {
   const uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
-  // The metadata word holds the object's index in its unit's table, not the unit: the object
-  // there must have the bounds' size (a dynamic region's is the launch's).
+  // The metadata word holds the object's index in its unit's table, not the unit (a caller in
+  // another unit of the module may have passed the bounds: relocatable code): the object of that
+  // index in each of the module's units, where its size is the bounds' (a dynamic region's is
+  // the launch's), named where they all are one variable.
   auto objectOf = [&](uint32_t unit) -> const Site* {
     auto table = units_.find(unit);
     if (tag == 0 || table == units_.end() || tag > table->second.objects.size()) return nullptr;
     const Site& o = table->second.objects[tag - 1];
     return o.objectDynamic || o.objectBytes == r.size ? &o : nullptr;
   };
-  if (const Site* own = objectOf(r.unit)) return own;
-  const Site* found = nullptr;
+  const Site* found = objectOf(r.unit);
   for (const auto& [handle, m] : modules_) {
     if (!m->units.count(r.unit)) continue;
     for (uint32_t unit : m->units) {

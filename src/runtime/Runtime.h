@@ -171,7 +171,8 @@ class Runtime {
   DeviceHeapBlock heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const;
   // The variable a record's metadata word names (abi::kMetaStateVariable, kMetaStateLiveFrames):
   // an object of the site's unit, or, where a caller in another unit of the same module passed
-  // the bounds (relocatable code), of that unit; null where none or several match the bounds.
+  // the bounds (relocatable code), of that unit; null where none match the bounds, or several
+  // variables of the module's units do.
   const Site* namedObject(const abi::ErrorRecord& r) const;
   void report(std::vector<Violation> violations);
   void terminate();

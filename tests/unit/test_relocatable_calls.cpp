@@ -47,9 +47,22 @@ TEST_CASE("entry points: functions other units may call, and calls of other unit
   CHECK(visible.text.find("call.uni put__cc_meta, (a0, a1);") != std::string::npos);
   CHECK(visible.text.find(".visible .func put(") != std::string::npos);  // the forwarder
   CHECK(visible.text.find("call put__cc_meta, (fwd_param0, fwd_param1);") != std::string::npos);
-  // A .weak function (a template, an inline function) as well: its entry point is .weak too.
+  // A .weak function (a template instance, an inline function) as well, its entry point .weak
+  // too and of another name, which other units' .weak forwarders (put__cc_meta) cannot replace.
   Result weak = entryPointsOf(put(".weak"), kCallPut);
-  CHECK(weak.text.find(".weak .func put__cc_meta(") != std::string::npos);
+  CHECK(weak.entryPoints.names == std::set<std::string>{"put__cc_wmeta"});
+  CHECK(weak.text.find(".weak .func put__cc_wmeta(") != std::string::npos);
+  CHECK(weak.text.find("call.uni put__cc_wmeta, (a0, a1);") != std::string::npos);
+  CHECK(weak.text.find("put__cc_meta") == std::string::npos);
+  // Declared before its definition (and called in between): the entry point is declared there too.
+  Result declared = entryPointsOf(".visible .func put(.param .b64 put_p, .param .b32 put_i);\n",
+                                  std::string(kCallPut) + "\nret;\n}\n" + put(".visible") +
+                                      "\n.visible .entry k2()\n{\n");
+  CHECK(declared.entryPoints.names == std::set<std::string>{"put__cc_meta"});
+  size_t declaration = declared.text.find(".visible .func put__cc_meta(.param .b64 put_p, .param .b32 put_i);");
+  size_t call = declared.text.find("call.uni put__cc_meta, (a0, a1);");
+  CHECK(declaration != std::string::npos);
+  CHECK(declaration < call);
   // Another unit's function: a .weak forwarder where it is called.
   Result external = entryPointsOf(".extern .func put(.param .b64 put_p, .param .b32 put_i);\n", kCallPut);
   CHECK(external.entryPoints.names == std::set<std::string>{"put__cc_meta"});
@@ -72,6 +85,10 @@ TEST_CASE("entry points: left alone", "[relocatable]") {
                       "{\n.param .b64 a0;\nst.param.b64 [a0+0], 8;\n.param .b64 r0;\n"
                       "call.uni (r0), malloc, (a0);\n}")
             .entryPoints.names.empty());
+  // A declaration whose signature differs from the definition's.
+  CHECK(entryPointsOf(".visible .func put(.param .b64 put_p);\n" + put(".visible"), "").entryPoints.names.empty());
+  // The entry point's name taken already.
+  CHECK(entryPointsOf(put(".visible") + ".func put__cc_meta()\n{\nret;\n}\n", kCallPut).entryPoints.names.empty());
   // A call whose pointer argument is not stored by one st.param keeps calling the function
   // itself (its forwarder), which looks the pointer up.
   Result irregular = entryPointsOf(put(".visible"), "{\n.param .b64 a0;\n.param .b32 a1;\ncall.uni put, (a0, a1);\n}");
