@@ -6,7 +6,9 @@
 // instrumented unit's functions (through their entry points that take the bounds: shared, local,
 // global pointers, a struct by value and returned, a pointer to a function of that unit, which
 // is the function's own forwarder), and to functions of a library nvcc built (through this
-// unit's .weak entry points, which forward to them). Output must be identical to the plain build.
+// unit's .weak entry points, which forward to them), one of which calls back into the
+// instrumented unit by the function's own name (its forwarder). Output must be identical to the
+// plain build.
 #include "common.h"
 struct Pair {
   double a, b;
@@ -18,6 +20,7 @@ typedef void (*Op)(int*, int);
 __device__ Op pick_op();
 __device__ long long plain_dot(const int* a, const int* b, int n);
 __device__ void plain_scale(float* p, int n, float by);
+__device__ long long plain_hooked(const int* a, int n);
 __global__ void across(const int* in, const double* w, double* out) {
   __shared__ int tile[64];
   __shared__ float scaled[64];
@@ -32,7 +35,7 @@ __global__ void across(const int* in, const double* w, double* out) {
   op(local, 8);
   int s = sum_ints(tile, 64) + sum_ints(local, 16) + sum_ints(in + t, 64 - t);
   Pair q = combine(Pair{1.0 * t, 2.0}, w, t % 8);
-  long long d = plain_dot(tile, local, 16) + plain_dot(in, in + 32, 32);
+  long long d = plain_dot(tile, local, 16) + plain_dot(in, in + 32, 32) + plain_hooked(tile + t, 64 - t);
   __syncthreads();
   if (t == 0) plain_scale(scaled, 64, 3.0f);
   __syncthreads();

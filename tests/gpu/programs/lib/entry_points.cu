@@ -14,3 +14,5 @@ __device__ void add_one(int* p, int n) {
 }
 typedef void (*Op)(int*, int);
 __device__ Op pick_op() { return add_one; }
+// Called back by the plain library (through this function's forwarder).
+__device__ int user_hook(const int* p, int n) { return sum_ints(p, n) + 1; }

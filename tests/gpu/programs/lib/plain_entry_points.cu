@@ -13,3 +13,7 @@ __device__ void plain_scale(float* p, int n, float by) {
 #pragma unroll 1
   for (int i = 0; i < n; ++i) p[i] *= by;
 }
+// Plain code calling back into the instrumented unit: by the function's own name, its forwarder,
+// which looks the pointer up and passes the bounds on to the entry point.
+__device__ int user_hook(const int* p, int n);
+__device__ long long plain_hooked(const int* a, int n) { return 2ll * user_hook(a, n); }
