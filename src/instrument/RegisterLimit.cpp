@@ -139,6 +139,18 @@ std::vector<FunctionLimit> limitDeviceFunctionRegisters(const Module& module, co
   return out;
 }
 
+namespace {
+
+// Whether ptxas gave a count for every device function with a body (relocatable code: read
+// from the object it wrote, which can fail).
+bool everyDeviceFunctionMeasured(const Module& module, const RegisterLimitOptions& options) {
+  for (const Function* f : module.functions())
+    if (!f->isEntry && f->hasBody && !options.instrumentedRegisters.count(f->name)) return false;
+  return true;
+}
+
+}  // namespace
+
 std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLimitOptions& options) {
   std::vector<FunctionLimit> out = kernelsOf(module);
   for (Function* f : module.functions()) {
@@ -149,12 +161,19 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
     if (!k->boundedBy.empty()) continue;
     unsigned threads = originalThreads(*k, options);
     unsigned cap = capFor(*k, options);
-    // In relocatable code what the kernel calls is compiled on its own and not measured with it
-    // (and a .maxnreg below a callee's count is refused): the whole module gets the cap, also
-    // where the kernel's own count fits (the cuda-samples newdelete program: 46 registers of its
-    // own, 86 with its virtual functions after linking).
+    // In relocatable code what the kernel calls is compiled on its own and not measured with it,
+    // and a .maxnreg below a callee's count is refused: a kernel whose own count narrows its
+    // blocks gets the cap for the whole module. One whose own count fits needs none where every
+    // device function of the module was measured: each that would narrow its callers' blocks
+    // caps the module itself (limitDeviceFunctionRegisters; the cuda-samples newdelete program:
+    // 46 registers of its own, 86 with its virtual functions after linking), and other units
+    // bound theirs. A cap there would make nvlink refuse a call of a plain library's function
+    // of more registers, which the original, uncapped, links with.
     if (options.relocatable) {
-      if (std::string callee = separatelyCompiledCallee(*f, module); !callee.empty()) {
+      const bool fits = k->instrumentedRegisters &&
+                        maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads;
+      std::string callee = separatelyCompiledCallee(*f, module);
+      if (!callee.empty() && (!fits || !everyDeviceFunctionMeasured(module, options))) {
         k->registerLimit = cap;
         k->moduleCapBecause = fmt::format("it makes {}, which relocatable code compiles on its own", callee);
         continue;

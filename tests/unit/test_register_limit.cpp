@@ -201,7 +201,7 @@ ret;
   auto whole = limitKernelRegisters(m2, o);
   CHECK(whole[0].registerLimit == 64u);
   CHECK_FALSE(moduleRegisterCap(whole, {}));
-  // An indirect call (virtual functions) counts too, also where the kernel's own count fits.
+  // An indirect call (virtual functions) counts too.
   const char* indirect = R"(.version 8.0
 .target sm_90
 .address_size 64
@@ -215,13 +215,29 @@ ret;
 }
 )";
   auto m3 = parse(indirect);
-  RegisterLimitOptions fits;
-  fits.originalRegisters = {{"v", 20}};
-  fits.instrumentedRegisters = {{"v", 30}};
-  fits.relocatable = true;
-  auto v = limitKernelRegisters(m3, fits);
+  RegisterLimitOptions narrows;
+  narrows.originalRegisters = {{"v", 20}};
+  narrows.instrumentedRegisters = {{"v", 90}};
+  narrows.relocatable = true;
+  auto v = limitKernelRegisters(m3, narrows);
   CHECK(v[0].moduleCapBecause.find("indirect call") != std::string::npos);
   CHECK(moduleRegisterCap(v, {}) == 64u);
+  // Where the kernel's own count fits, and every device function of the module was measured
+  // (each caps the module itself where it would narrow its callers' blocks; other units bound
+  // theirs), no cap: one would make nvlink refuse a call of a plain library's function of more
+  // registers ("entry function ... with max regcount of 64 calls function ... with regcount of 83").
+  RegisterLimitOptions fits = narrows;
+  fits.instrumentedRegisters = {{"v", 30}};
+  auto m4 = parse(indirect);
+  CHECK(limitKernelRegisters(m4, fits)[0].moduleCapBecause.empty());
+  o.relocatable = true;
+  o.instrumentedRegisters = {{"a", 40}, {"b", 40}, {"helper", 40}, {"deeper", 40}};
+  auto m5 = parse(text);
+  CHECK(limitKernelRegisters(m5, o)[0].moduleCapBecause.empty());
+  // ... but a device function ptxas gave no count for could narrow them: the cap stays.
+  o.instrumentedRegisters = {{"a", 40}, {"b", 40}, {"helper", 40}};
+  auto m6 = parse(text);
+  CHECK(limitKernelRegisters(m6, o)[0].moduleCapBecause.find("device function helper") != std::string::npos);
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 --compile-only")));
   CHECK(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-c")));
   CHECK_FALSE(cucatch::toolchain::compilesRelocatable(cucatch::toolchain::splitOptions("-O3 -g")));
