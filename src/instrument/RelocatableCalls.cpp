@@ -78,14 +78,7 @@ bool hasScalar64(const Function& f) {
   return f.params && std::any_of(f.params->params.begin(), f.params->params.end(), isScalar64Param);
 }
 
-// The entry point of `function`: `__cc_meta`, the name every unit's calls use; for a .weak
-// definition `__cc_wmeta`, which only this unit's calls use. Several units may define a .weak
-// function, and a unit that only declares it defines a .weak `__cc_meta` that forwards to it:
-// were a .weak body named `__cc_meta` too, nvlink could keep that forwarder in its place (it
-// did, in either link order) and the function would forward to itself for ever.
-std::string entryPointName(const std::string& function, bool weakDefinition) {
-  return function + std::string(weakDefinition ? kWeakMetadataEntrySuffix : kMetadataEntrySuffix);
-}
+std::string entryPointName(const std::string& function) { return function + std::string(kMetadataEntrySuffix); }
 
 // One declaration's parameter or return list as a signature: types, alignments, dimensions,
 // not names or source places (nvcc's forward declarations sit on other lines).
@@ -191,12 +184,12 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
   for (const Function* f : module.functions()) {
     const bool cucatchs = f->name.starts_with("__cucatch") || f->name != sourceFunctionName(*f);
     if (cucatchs || isCudaSystemFunction(f->name) || !forwardable(*f) || !hasScalar64(*f)) continue;
-    const bool weak = hasLinkage(*f, ".weak");
-    if (f->hasBody && (hasLinkage(*f, ".visible") || weak)) {
-      chosen[f->name] = entryPointName(f->name, weak);
+    // (Not a .weak definition: RelocatableCalls.h.)
+    if (f->hasBody && hasLinkage(*f, ".visible") && !hasLinkage(*f, ".weak")) {
+      chosen[f->name] = entryPointName(f->name);
       mine.insert(f->name);
     } else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern")) {
-      chosen[f->name] = entryPointName(f->name, false);
+      chosen[f->name] = entryPointName(f->name);
     }
   }
   // Left alone: a function declared twice with signatures that differ, and one whose entry

@@ -1,6 +1,6 @@
 // Bounds that travel with pointers across compilation units (relocatable code: nvcc -rdc, CMake's
 // CUDA_SEPARABLE_COMPILATION). MetadataParams adds parameters only to functions whose every
-// call it sees; a .visible or .weak function of relocatable code may be called from another
+// call it sees; a .visible function of relocatable code may be called from another
 // unit, and this unit's calls may reach another unit's function, so neither signature can
 // change. So every such function gets a second entry point:
 //
@@ -15,11 +15,15 @@
 //   `G__cc_meta` that forwards to G without them: the device linker keeps it only where no
 //   unit defines a strong one, i.e. where G's unit was not instrumented (nvlink, CUDA 13.0:
 //   a .visible definition wins over .weak ones in either order).
-// - A .weak F (a template instance, an inline function: several units may define it) gets its
-//   entry point as `F__cc_wmeta`, which only this unit's calls use: a .weak body named
-//   `F__cc_meta` would compete with other units' .weak forwarders of that name, and nvlink could
-//   keep a forwarder (it did, in either order), which calls F, which forwards to it again.
-//   Other units' calls of F go through their forwarder to F, without the bounds.
+// - A .weak F (a template instance, an inline function) gets no entry point: several units may
+//   define it, and nvlink keeps one of their definitions for every caller (in either link order
+//   it kept the one of fewest registers, which is what lets a unit built with -maxrregcount
+//   call it). A forwarder under F's name would always look the smallest and hide the body's
+//   count behind it (a review's reproducer: nvlink then refused a capped plain unit's call, and
+//   an instrumented kernel that had run with another unit's 32-register F ran with its own
+//   86-register body); and a .weak body named F__cc_meta competed with other units' forwarders
+//   of that name, one of which nvlink kept, so that F forwarded to itself for ever. F keeps its
+//   instrumented body under its own name, and its callers' bounds stay behind (READMETADATA).
 //
 // Left as they are (the pointers' bounds are looked up in the callee, as before): variadic
 // functions, functions with attributes (.noreturn, ...), parameters or return values of kinds a

@@ -91,9 +91,7 @@ std::vector<SourcePlace> sourcePlaces(const Function& f) {
 }
 
 std::string sourceFunctionName(const Function& f) {
-  for (std::string_view suffix : {kMetadataEntrySuffix, kWeakMetadataEntrySuffix})
-    if (f.name.ends_with(suffix)) return f.name.substr(0, f.name.size() - suffix.size());
-  return f.name;
+  return f.name.ends_with(kMetadataEntrySuffix) ? f.name.substr(0, f.name.size() - kMetadataEntrySuffix.size()) : f.name;
 }
 
 Site siteAt(const Function& f, size_t statement, const SourcePlace& place, uint32_t id) {

@@ -48,10 +48,8 @@ struct Site {
 };
 
 // The name of a function's entry point that takes its pointers' bounds from its callers, in
-// relocatable code (RelocatableCalls.h): the function's name and this suffix; for a .weak
-// definition, the second, which other units do not call.
+// relocatable code (RelocatableCalls.h): the function's name and this suffix.
 inline constexpr std::string_view kMetadataEntrySuffix = "__cc_meta";
-inline constexpr std::string_view kWeakMetadataEntrySuffix = "__cc_wmeta";
 // The function a report names for `f`: its own name, or the function whose entry point it is.
 std::string sourceFunctionName(const ptx::Function& f);
 

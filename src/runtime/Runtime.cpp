@@ -965,25 +965,26 @@ const Site* Runtime::namedObject(const abi::ErrorRecord& r) const {
   const uint8_t tag = static_cast<uint8_t>(r.meta >> abi::kMetaTagShift);
   // The metadata word holds the object's index in its unit's table, not the unit (a caller in
   // another unit of the module may have passed the bounds: relocatable code): the object of that
-  // index in each of the module's units, where its size is the bounds' (a dynamic region's is
-  // the launch's), named where they all are one variable.
-  auto objectOf = [&](uint32_t unit) -> const Site* {
-    auto table = units_.find(unit);
-    if (tag == 0 || table == units_.end() || tag > table->second.objects.size()) return nullptr;
-    const Site& o = table->second.objects[tag - 1];
-    return o.objectDynamic || o.objectBytes == r.size ? &o : nullptr;
-  };
-  const Site* found = objectOf(r.unit);
-  for (const auto& [handle, m] : modules_) {
-    if (!m->units.count(r.unit)) continue;
-    for (uint32_t unit : m->units) {
-      const Site* o = unit != r.unit ? objectOf(unit) : nullptr;
-      if (!o) continue;
-      if (found && (found->object != o->object || found->function != o->function)) return nullptr;
-      found = o;
+  // index in the module's units whose size is the bounds', named where they are all one
+  // variable; only where none is, a dynamic region of that index (its size is the launch's).
+  std::vector<uint32_t> units{r.unit};
+  for (const auto& [handle, m] : modules_)
+    if (m->units.count(r.unit))
+      for (uint32_t unit : m->units)
+        if (std::find(units.begin(), units.end(), unit) == units.end()) units.push_back(unit);
+  for (bool dynamic : {false, true}) {
+    const Site* found = nullptr;
+    for (uint32_t unit : units) {
+      auto table = units_.find(unit);
+      if (tag == 0 || table == units_.end() || tag > table->second.objects.size()) continue;
+      const Site& o = table->second.objects[tag - 1];
+      if (dynamic ? !o.objectDynamic : o.objectDynamic || o.objectBytes != r.size) continue;
+      if (found && (found->object != o.object || found->function != o.function)) return nullptr;
+      found = &o;
     }
+    if (found) return found;
   }
-  return found;
+  return nullptr;
 }
 
 DeviceHeapBlock Runtime::heapBlockOf(const abi::ErrorRecord& r, const DeviceTables& tables) const {

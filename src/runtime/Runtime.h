@@ -172,7 +172,7 @@ class Runtime {
   // The variable a record's metadata word names (abi::kMetaStateVariable, kMetaStateLiveFrames):
   // an object of the site's unit, or, where a caller in another unit of the same module passed
   // the bounds (relocatable code), of that unit; null where none match the bounds, or several
-  // variables of the module's units do.
+  // variables of the module's units do (a dynamic region only where no variable of that size does).
   const Site* namedObject(const abi::ErrorRecord& r) const;
   void report(std::vector<Violation> violations);
   void terminate();

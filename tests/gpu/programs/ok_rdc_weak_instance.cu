@@ -2,9 +2,10 @@
 // cucatch-link: -rdc=true
 // cucatch-sources: lib/weak_instance.cu
 // A .weak function (an explicit template instantiation in another unit) called from this unit,
-// which only declares it: this unit's .weak forwarder store_twice<int>__cc_meta and the other
-// unit's entry point must not meet under one name, or nvlink may keep the forwarder, and the
-// function forwards to itself until the stack overflows (a review's reproducer).
+// which only declares it: this unit's .weak forwarder store_twice<int>__cc_meta calls it by its
+// name. A .weak definition gets no entry point: one of that name would meet the forwarder, and
+// nvlink may keep the forwarder, which forwards to itself until the stack overflows (a review's
+// reproducer).
 #include "common.h"
 template <class T>
 __device__ void store_twice(T* p, T v);
