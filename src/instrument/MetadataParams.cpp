@@ -99,15 +99,6 @@ std::vector<MetadataParams::Param> scalar64Params(const std::optional<ParamList>
   return out;
 }
 
-// An indirect call's label (its prototype's or its .calltargets list's): the name after its
-// arguments; null for a direct call.
-const Operand* indirectLabel(const Instruction& call) {
-  const Operand* callee = callShape(call).callee;
-  if (!callee || call.operands.empty()) return nullptr;
-  const Operand& last = call.operands.back();
-  return &last != callee && last.kind == OperandKind::Name ? &last : nullptr;
-}
-
 // The .callprototype that `label` names in `f`'s body (`label: .callprototype ...`).
 const CallPrototype* prototypeOf(const Function& f, const std::string& label) {
   for (size_t i = 0; i + 1 < f.body.size(); ++i)
@@ -126,6 +117,14 @@ bool passesRegularly(const Function& caller, size_t statement, const std::vector
     if (!argumentStore(caller, statement, c.arguments->elements[p.position].text)) return false;
   return true;
 }
+
+}  // namespace
+
+bool passesByType(const Function& caller, size_t statement, const std::optional<ParamList>& calleeParams) {
+  return passesRegularly(caller, statement, scalar64Params(calleeParams), parameterCountOf(calleeParams));
+}
+
+namespace {
 
 // Functions reached through pointers, in a module compiled whole (MetadataParams.h): every 64-bit
 // scalar parameter of each address-taken function and of each indirect call's prototype gets
@@ -150,12 +149,12 @@ void addIndirectCalls(const Module& module, const std::unordered_set<std::string
     for (size_t i = 0; i < caller->body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&caller->body[i]);
       if (!in || in->opcode != "call") continue;
-      if (const Operand* label = indirectLabel(*in)) {
+      if (const Operand* label = callShape(*in).prototype) {
         const CallPrototype* p = prototypeOf(*caller, label->text);
         if (!p || hasUnsizedArray(p->params)) return;
         std::vector<MetadataParams::Param> params = scalar64Params(p->params);
         if (params.empty()) continue;
-        if (!passesRegularly(*caller, i, params, parameterCountOf(p->params))) return;
+        if (!passesByType(*caller, i, p->params)) return;
         prototypes[{caller->name, label->text}] = std::move(params);
       } else if (const Operand* callee = callShape(*in).callee; callee && functions.count(callee->text)) {
         if (!passesRegularly(*caller, i, functions.at(callee->text), parameterCount.at(callee->text))) return;
@@ -220,7 +219,7 @@ std::vector<std::string> MetadataParams::of(const std::string& function, const s
 
 const std::vector<MetadataParams::Param>* MetadataParams::passedBy(const std::string& caller,
                                                                   const Instruction& call) const {
-  if (const Operand* label = indirectLabel(call)) {
+  if (const Operand* label = callShape(call).prototype) {
     auto it = byPrototype.find({caller, label->text});
     return it == byPrototype.end() ? nullptr : &it->second;
   }
@@ -268,7 +267,7 @@ MetadataParams metadataParamsOf(const Module& module, const SymbolTable& moduleS
     if (!caller->hasBody) continue;
     for (size_t i = 0; i < caller->body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&caller->body[i]);
-      if (!in || in->opcode != "call" || indirectLabel(*in)) continue;
+      if (!in || in->opcode != "call" || callShape(*in).prototype) continue;
       const Operand* callee = callShape(*in).callee;
       if (!callee || !candidates.count(callee->text)) continue;
       if (!passesRegularly(*caller, i, candidates.at(callee->text), parameterCount.at(callee->text)))

@@ -66,6 +66,11 @@ struct MetadataParams {
 // reached from code that does not know its body takes metadata (MetadataParams' rule by type).
 bool isScalar64Param(const ptx::VariableDecl& p);
 
+// Whether the call at `statement` of `caller` can pass metadata by that rule to a callee (or
+// prototype) with parameters `calleeParams`: as many arguments as parameters, and each 64-bit
+// scalar argument stored by one plain st.param (argumentStore).
+bool passesByType(const ptx::Function& caller, size_t statement, const std::optional<ptx::ParamList>& calleeParams);
+
 // The metadata parameters of `module`'s functions (before the rewrite: reads the module only).
 // `wholeProgram`: the module is all the device code its kernels run, so .visible functions are
 // the module's own too.

@@ -73,7 +73,7 @@ std::string separatelyCompiledCallee(const Function& f, const Module& module) {
       if (!in || in->opcode != "call") continue;
       CallShape c = callShape(*in);
       if (!c.callee) continue;
-      if (c.callee->text.starts_with("%")) return "an indirect call";
+      if (c.prototype) return "an indirect call";
       auto callee = defined.find(c.callee->text);
       if (callee == defined.end()) continue;
       // The entry point this unit defines for another unit's function G (RelocatableCalls.h): it
@@ -169,9 +169,8 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
     // 46 registers of its own, 86 with its virtual functions after linking), and other units
     // bound theirs. A cap there would make nvlink refuse a call of a plain library's function
     // of more registers, which the original, uncapped, links with.
+    const bool fits = k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads;
     if (options.relocatable) {
-      const bool fits = k->instrumentedRegisters &&
-                        maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads;
       std::string callee = separatelyCompiledCallee(*f, module);
       if (!callee.empty() && (!fits || !everyDeviceFunctionMeasured(module, options))) {
         k->registerLimit = cap;
@@ -179,8 +178,7 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
         continue;
       }
     }
-    if (k->instrumentedRegisters && maxThreadsPerBlock(*k->instrumentedRegisters, options.limits) >= threads)
-      continue;  // it fits as it is
+    if (fits) continue;  // it fits as it is
     k->registerLimit = cap;
     FunctionAttribute maxnreg;
     maxnreg.directive = ".maxnreg";

@@ -9,7 +9,6 @@
 
 #include "instrument/DeviceHeap.h"
 #include "instrument/MetadataParams.h"
-#include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
@@ -19,16 +18,6 @@ namespace cucatch::instrument {
 using namespace cucatch::ptx;
 
 namespace {
-
-// The size in bytes of a fundamental type (.b32, .f64, .u8, ...); 0 for anything else.
-unsigned typeBytes(const std::string& type) {
-  static const std::map<std::string, unsigned> sizes = {
-      {".b8", 1},  {".u8", 1},  {".s8", 1},  {".b16", 2}, {".u16", 2}, {".s16", 2},  {".f16", 2},
-      {".bf16", 2}, {".b32", 4}, {".u32", 4}, {".s32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4},
-      {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8}};
-  auto it = sizes.find(type);
-  return it == sizes.end() ? 0 : it->second;
-}
 
 // How a forwarder copies one parameter (or return value): pieces of `bytes` bytes at each
 // offset up to `total`, each through a register of its own (a piece's register is the value a
@@ -43,9 +32,10 @@ struct ParamCopy {
 std::optional<ParamCopy> copyOf(const VariableDecl& p) {
   if (p.declarators.size() != 1 || p.declarators[0].dimensions.size() > 1) return std::nullopt;
   for (const auto& q : p.qualifiers)
-    if (q.word != ".align" && !typeBytes(q.word)) return std::nullopt;
-  const unsigned element = typeBytes(p.type());
-  if (!element) return std::nullopt;
+    if (q.word != ".align" && !typeSize(q.word)) return std::nullopt;
+  // (Up to 8 bytes: a piece goes through one register.)
+  const unsigned element = typeSize(p.type());
+  if (!element || element > 8) return std::nullopt;
   const auto& d = p.declarators[0];
   if (d.dimensions.empty()) return ParamCopy{element, element};
   if (!d.dimensions[0] || d.dimensions[0]->empty()) return std::nullopt;  // unsized: variadic
@@ -177,8 +167,12 @@ bool hasLinkage(const Function& f, const char* linkage) {
 MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
   MetadataEntryPoints out;
   // Which functions: defined here and callable from elsewhere, or only declared here.
-  std::unordered_set<std::string> defined, declared;
-  for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
+  std::unordered_set<std::string> defined;
+  std::map<std::string, const Function*> byName;  // (a declaration's signature is its definition's: below)
+  for (const Function* f : module.functions()) {
+    if (f->hasBody) defined.insert(f->name);
+    byName[f->name] = f;
+  }
   std::map<std::string, std::string> chosen;  // function -> its entry point
   std::set<std::string> mine;                 // ... those defined here
   for (const Function* f : module.functions()) {
@@ -214,17 +208,8 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       auto* in = std::get_if<Instruction>(&caller->body[i]);
       if (!in || in->opcode != "call") continue;
       CallShape c = callShape(*in);
-      if (!c.callee || !chosen.count(c.callee->text) || !c.arguments || in->operands.back().kind != OperandKind::List)
-        continue;  // (an indirect call ends with its prototype)
-      const Function* callee = nullptr;
-      for (const Function* f : module.functions())
-        if (f->name == c.callee->text) callee = f;
-      if (c.arguments->elements.size() != callee->params->params.size()) continue;
-      bool regular = true;
-      for (size_t k = 0; k < callee->params->params.size(); ++k)
-        if (isScalar64Param(callee->params->params[k]) && !argumentStore(*caller, i, c.arguments->elements[k].text))
-          regular = false;
-      if (!regular) continue;
+      if (!c.callee || c.prototype || !chosen.count(c.callee->text) || !passesByType(*caller, i, byName.at(c.callee->text)->params))
+        continue;
       called.insert(c.callee->text);
       const_cast<Operand*>(c.callee)->text = chosen.at(c.callee->text);
     }
@@ -249,6 +234,7 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       f->name = entry;
       items.push_back(std::move(item));
       items.push_back(std::move(wrapper));
+      out.names.insert(entry);
       ++unit.stats.metadataEntryPoints;
     } else if (definedHere) {
       // A declaration of F before its definition: the entry point's too, for the calls before it.
@@ -257,19 +243,16 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       items.push_back(std::move(d));
     } else {
       // Another unit's function: a .weak entry point that forwards to it, after its first
-      // declaration, where only this unit calls it.
+      // declaration, where this unit calls it.
       items.push_back(std::move(item));
       if (called.count(name) && placed.insert(name).second) {
         items.push_back(forwarder(std::get<Function>(items.back()), entry, {".weak"}, name));
+        out.names.insert(entry);
         ++unit.stats.metadataForwarders;
       }
     }
-    out.names.insert(entry);
   }
   module.items = std::move(items);
-  // Another unit's function this unit does not call needs no entry point.
-  for (const auto& [name, entry] : chosen)
-    if (!mine.count(name) && !called.count(name)) out.names.erase(entry);
   return out;
 }
 

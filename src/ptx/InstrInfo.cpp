@@ -201,7 +201,8 @@ CallShape callShape(const Instruction& in) {
   size_t i = 0;
   if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) ++i;  // return values
   if (i < in.operands.size() && in.operands[i].kind == OperandKind::Name) c.callee = &in.operands[i++];
-  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) c.arguments = &in.operands[i];
+  if (i < in.operands.size() && in.operands[i].kind == OperandKind::List) c.arguments = &in.operands[i++];
+  if (c.callee && i < in.operands.size() && in.operands[i].kind == OperandKind::Name) c.prototype = &in.operands[i];
   return c;
 }
 

@@ -45,9 +45,12 @@ unsigned typeSize(std::string_view modifier);
 
 // The callee of a direct call and its argument list: call[.uni] [(ret),] callee, (args)[, proto].
 // Null where the instruction has none (an indirect call's callee is a register: still a Name).
+// `prototype`: an indirect call's last operand, the label of its .callprototype or .calltargets
+// list; null for a direct call.
 struct CallShape {
   const Operand* callee = nullptr;
   const Operand* arguments = nullptr;
+  const Operand* prototype = nullptr;
 };
 CallShape callShape(const Instruction& in);
 
