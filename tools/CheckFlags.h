@@ -19,6 +19,7 @@ struct CheckFlags {
   bool noDominated = false;
   bool loopRanges = false;
   bool noCoalesce = false;
+  bool noFamilies = false;
   std::string registerLimit = "measure";  // or "none"
 
   void addTo(CLI::App& app) {
@@ -42,6 +43,10 @@ struct CheckFlags {
     app.add_flag("--no-coalesce", noCoalesce,
                  "give every access its own check, where accesses through one address in straight-line code "
                  "would share one range check (to measure what coalescing saves)");
+    app.add_flag("--no-families", noFamilies,
+                 "give every access of a family its own check, where accesses whose addresses are one expression "
+                 "at several constants, non-decreasing in it (a clamped stencil's taps), would be covered by checks "
+                 "of the lowest and the highest (to measure what that saves)");
     app.add_option("--register-limit", registerLimit,
                    "measure (default): compile the original with ptxas to learn each kernel's registers, and "
                    "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
@@ -56,14 +61,15 @@ struct CheckFlags {
     o.localObjects = localObjects;
     o.coalesceChecks = !noCoalesce;
     o.removeDominatedChecks = !noDominated;
+    o.familyChecks = !noFamilies;
     o.loopRangeChecks = loopRanges;
     return o;
   }
   bool measureRegisters() const { return registerLimit == "measure"; }
   // What makes the output differ from the defaults' (part of the JIT cache's key).
   std::string describe() const {
-    return fmt::format("parts {} objects {} dominated {} loops {} coalesce {} limit {}", sharedParts, localObjects,
-                       !noDominated, loopRanges, !noCoalesce, registerLimit);
+    return fmt::format("parts {} objects {} dominated {} loops {} coalesce {} families {} limit {}", sharedParts,
+                       localObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, registerLimit);
   }
 };
 

@@ -97,6 +97,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "accesses in strided loops checked once for the loop's whole range (their own checks where it fails)"},
       {"dominated", s.dominatedChecks,
        "accesses whose range a dominating access's check through the same address already covered"},
+      {"family", s.familyChecks,
+       "accesses between the lowest and highest address of their family (one address expression at several "
+       "constants), which two checks before its first access cover"},
       {"whole region", s.dynamicSharedWhole,
        "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
        "or not told apart)"},

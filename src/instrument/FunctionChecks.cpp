@@ -76,6 +76,11 @@ void FunctionChecks::addDominated(const AccessSite& a) {
   ++unit.stats.dominatedChecks;
 }
 
+void FunctionChecks::addFamilyMember(const AccessSite& a) {
+  ++unit.stats.instrumented[fmt::format("{} {}", spaceName(a.access.space), accessKindName(a.access.kind))];
+  ++unit.stats.familyChecks;
+}
+
 int64_t FunctionChecks::offsetOf(const AccessSite& a) const {
   return std::get<Instruction>(function.body[a.statement]).operands[a.access.addressOperand].value;
 }

@@ -41,6 +41,10 @@ struct CheckOptions {
   // An access whose range a dominating access's check through the same address already
   // covered needs none (dominatedByCheck); off, it gets its own.
   bool removeDominated = true;
+  // The accesses of a family (analysis/AddressFamilies.h: one expression at several constants,
+  // non-decreasing in it) are covered by the checks of its lowest and highest address, before
+  // its first access; off, each gets its own.
+  bool families = true;
   // A strided loop's affine global accesses are checked once for the loop's whole range before
   // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
   // measured, it cost more than it saved in a loop of under one iteration per thread.
@@ -83,6 +87,8 @@ class FunctionChecks {
   CheckSite checkSite(const analysis::AccessSite& a, const Site& site);
   // Access `a` needs no check of its own (dominatedByCheck): counted, with no site.
   void addDominated(const analysis::AccessSite& a);
+  // Access `a` is covered by its family's checks (addressFamilies): counted, with no site.
+  void addFamilyMember(const analysis::AccessSite& a);
   // A fresh label, "$__cc_<what><n>": "ok" where a fast path goes on, "fail" where a failing
   // check's out-of-line part starts, "slow" where a failing range check's group does.
   std::string newLabel(const char* what = "ok") { return "$__cc_" + std::string(what) + std::to_string(unit.nextLabel++); }

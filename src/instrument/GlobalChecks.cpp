@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/AddressFamilies.h"
 #include "analysis/FrameLayout.h"
 #include "analysis/LoopRanges.h"
 #include "instrument/MetadataParams.h"
@@ -249,7 +250,20 @@ class GlobalChecks {
     // A SAFETYCHECK before every other checked access, which then goes through the untagged
     // pointer; one range check for the accesses of a group, which share one untagged pointer.
     // In a strided loop whose range check passed, the group's check is jumped over.
-    for (const auto& group : fc_.coalescedGroups(own)) {
+    std::vector<std::vector<const AccessSite*>> groups = fc_.coalescedGroups(own);
+    // Families among the accesses left with a check of their own: two checks each.
+    std::unordered_set<const AccessSite*> inFamily;
+    if (fc_.options.families) {
+      std::vector<const AccessSite*> single;
+      for (const auto& group : groups)
+        if (group.size() == 1 && !inRangeOf.count(group[0])) single.push_back(group[0]);
+      for (const AddressFamily& family : addressFamilies(f, fc_.cfg, single)) {
+        checkFamily(family);
+        inFamily.insert(family.members.begin(), family.members.end());
+      }
+    }
+    for (const auto& group : groups) {
+      if (group.size() == 1 && inFamily.count(group[0])) continue;
       const AccessSite& first = *group.front();
       std::string inRange = inRangeOf.count(&first) ? inRangeOf.at(&first) : "";
       for (const AccessSite* a : group)
@@ -276,6 +290,8 @@ class GlobalChecks {
     fc_.declarations += declareMetadata(kMetaPrefix, n64, n32);
     if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
     if (loopCount_) fc_.declarations += fmt::format(".reg .pred {}lr<{}>;\n", kMetaPrefix, loopCount_);
+    for (size_t i = 0; i < recomputedTypes_.size(); ++i)
+      fc_.declarations += fmt::format(".reg {} {}fam{};\n", recomputedTypes_[i], kMetaPrefix, i);
     // Registers reached by "no definition" on some path start out unknown.
     for (const auto& r : ordered) fc_.entry += unknownMetadata(meta_.at(r), "");
   }
@@ -479,6 +495,56 @@ class GlobalChecks {
     return code;
   }
 
+  // A family's checks (analysis/AddressFamilies.h): its lowest and its highest address checked
+  // before its first access, each as that access (its site, in a report), after the statements
+  // that make the address run again there into registers of their own where it is made later;
+  // every member then goes through its untagged pointer. The members share one base, whose
+  // metadata the first member's address register holds.
+  void checkFamily(const AddressFamily& family) {
+    Function& f = fc_.function;
+    const AccessSite& first = *family.members.front();
+    std::string code;
+    std::unordered_map<std::string, std::string> renamed;  // register -> its value made again here
+    auto addressOf = [&](const AccessSite& e, const std::vector<size_t>& statements) {
+      for (size_t s : statements) {
+        Instruction again = std::get<Instruction>(f.body[s]);
+        for (size_t k = 1; k < again.operands.size(); ++k)
+          if (auto it = renamed.find(again.operands[k].text);
+              again.operands[k].kind == OperandKind::Name && it != renamed.end())
+            again.operands[k].text = it->second;
+        std::string& defined = again.operands[0].text;
+        std::string to = fmt::format("{}fam{}", kMetaPrefix, recomputedTypes_.size());
+        recomputedTypes_.push_back(pa_.registers().type(defined));
+        renamed[defined] = to;
+        defined = to;
+        again.loc = {};
+        code += printStatement(again) + "\n";
+      }
+      auto it = renamed.find(e.addressRegister);
+      return statements.empty() || it == renamed.end() ? e.addressRegister : it->second;
+    };
+    auto checkAt = [&](const AccessSite& e, const std::string& pointer) {
+      Site site = fc_.newSite(e);
+      CheckSite c = fc_.checkSite(e, site);
+      c.pointer = pointer;
+      c.untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      CheckCode checked = safetyCheck(fc_.regs, meta_.at(first.addressRegister), c, "", false);
+      code += checked.inlined;
+      fc_.outOfLine += checked.outOfLine;
+      fc_.addSite(std::move(site), e);
+    };
+    checkAt(*family.lowest, addressOf(*family.lowest, family.lowestRecomputed));
+    if (family.highest != family.lowest)
+      checkAt(*family.highest, addressOf(*family.highest, family.highestRecomputed));
+    fc_.edits.before[first.statement] += code;
+    for (const AccessSite* m : family.members) {
+      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      fc_.edits.before[m->statement] += untagPointer(untagged, m->addressRegister);
+      std::get<Instruction>(f.body[m->statement]).operands[m->access.addressOperand].text = untagged;
+      if (m != family.lowest && m != family.highest) fc_.addFamilyMember(*m);
+    }
+  }
+
   // [sym+offset] into a module variable of known size, entirely inside it: no runtime check
   // is needed.
   bool staticallyInBounds(const AccessSite& a) const {
@@ -575,6 +641,7 @@ class GlobalChecks {
   std::unordered_set<std::string> mayBeUnknown_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
+  std::vector<std::string> recomputedTypes_;  // of the registers a family's address is made again in (%__cc_fam<i>)
   // The bounds a local-window pointer of unknown origin gets (none where it is not known how far
   // down live frames reach, analysis::liveLocalBound).
   LiveFrames liveFrames_;

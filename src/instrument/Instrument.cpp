@@ -31,6 +31,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.localObjects = options.localObjects;
   checkOptions.coalesce = options.coalesceChecks;
   checkOptions.removeDominated = options.removeDominatedChecks;
+  checkOptions.families = options.familyChecks;
   checkOptions.loopRanges = options.loopRangeChecks;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)

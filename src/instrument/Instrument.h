@@ -45,6 +45,8 @@ struct InstrumentOptions {
   bool coalesceChecks = true;
   // Leave out the check of an access whose range a dominating check already covered.
   bool removeDominatedChecks = true;
+  // Check a family of accesses (analysis/AddressFamilies.h) at its lowest and highest address.
+  bool familyChecks = true;
   // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
   // cucatch-ptx --loop-ranges).
   bool loopRangeChecks = false;

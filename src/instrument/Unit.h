@@ -97,6 +97,10 @@ struct Stats {
   // address covered their range (FunctionChecks::dominatedByCheck): counted among the
   // instrumented too.
   size_t dominatedChecks = 0;
+  // Global accesses of a family (analysis/AddressFamilies.h) left without a check of their own:
+  // the checks of the family's lowest and highest address, before its first access, cover them.
+  // Counted among the instrumented too.
+  size_t familyChecks = 0;
   // Global accesses in strided loops checked once for the loop's whole range before it (their
   // own checks run only where that fails): counted among the instrumented too.
   size_t loopRangeChecks = 0;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "analysis/AddressFamilies.h"
 #include "analysis/CFG.h"
 #include "analysis/FrameLayout.h"
 #include "analysis/PointerAnalysis.h"
@@ -639,4 +640,124 @@ TEST_CASE("alloca: a base of its own, followed through nvcc's round trip by a ge
   CHECK_FALSE(a.pa->allocaOfEveryBase(a.access("ld.local.u32", 0)));
   // A pointer a function was given is no alloca's.
   CHECK_FALSE(a.pa->allocaOfEveryBase(a.access("ld.local.u32", 1)));
+}
+
+namespace {
+
+// The families among all accesses of `a`'s function, each as its members' statement indices,
+// with the lowest and the highest member's.
+struct FamilyShape {
+  std::vector<size_t> members;
+  size_t lowest, highest;
+  std::vector<size_t> lowestRecomputed, highestRecomputed;
+};
+std::vector<FamilyShape> familiesOf(const Analysed& a) {
+  std::vector<const AccessSite*> all;
+  for (const auto& s : a.pa->accesses()) all.push_back(&s);
+  std::vector<FamilyShape> out;
+  for (const AddressFamily& f : addressFamilies(*a.function, *a.cfg, all)) {
+    FamilyShape shape{{}, f.lowest->statement, f.highest->statement, f.lowestRecomputed, f.highestRecomputed};
+    for (const AccessSite* m : f.members) shape.members.push_back(m->statement);
+    out.push_back(shape);
+  }
+  return out;
+}
+
+// The taps of a clamped stencil row, row[min(max(x + dx, 0), n - 1)] for dx = -1, 0, 1, as nvcc
+// writes them (the dx = 0 tap has no add); `tap` is the instruction the middle of each tap's
+// expression (between the clamp and the address) uses.
+std::string clampedRow(const std::string& widen, const std::string& clampMax = "max.s32",
+                       const std::string& scale = "shl.b64 %rd{0}, %rd{1}, 2;") {
+  std::string s = R"(
+	ld.param.u64 %rd1, [p0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	add.s32 %r3, %r1, -1;
+)";
+  const char* taps[] = {"add.s32 %r{0}, %r2, -1;\n\t{1} %r{2}, %r{0}, 0;", "{1} %r{2}, %r2, 0;",
+                        "add.s32 %r{0}, %r2, 1;\n\t{1} %r{2}, %r{0}, 0;"};
+  for (int t = 0; t < 3; ++t) {
+    int r = 4 + 3 * t, d = 3 + 3 * t;
+    std::string tap = taps[t];
+    auto fill = [](std::string text, const std::vector<std::string>& args) {
+      for (size_t i = 0; i < args.size(); ++i)
+        for (size_t at; (at = text.find("{" + std::to_string(i) + "}")) != std::string::npos;)
+          text.replace(at, 3, args[i]);
+      return text;
+    };
+    s += "\t" + fill(tap, {std::to_string(r), clampMax, std::to_string(r + 1)}) + "\n";
+    s += fill("\tmin.s32 %r{0}, %r{1}, %r3;\n", {std::to_string(r + 2), std::to_string(r + 1)});
+    s += fill("\t" + widen + "\n", {std::to_string(d), std::to_string(r + 2)});
+    s += "\t" + fill(scale, {std::to_string(d + 1), std::to_string(d)}) + "\n";
+    s += fill("\tadd.s64 %rd{0}, %rd2, %rd{1};\n\tld.global.f32 %f{2}, [%rd{0}];\n",
+              {std::to_string(d + 2), std::to_string(d + 1), std::to_string(t + 1)});
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("address families: a clamped stencil's taps, checked at their lowest and highest address", "[analysis]") {
+  auto a = analyse(clampedRow("cvt.s64.s32 %rd{0}, %r{1};"));
+  auto families = familiesOf(a);
+  REQUIRE(families.size() == 1);
+  const FamilyShape& f = families[0];
+  auto load = [&](int n) { return a.access("ld.global.f32", n).statement; };
+  CHECK(f.members == std::vector<size_t>{load(0), load(1), load(2)});
+  CHECK(f.lowest == load(0));   // dx = -1, the first: its address is there already
+  CHECK(f.highest == load(2));  // dx = +1
+  CHECK(f.lowestRecomputed.empty());
+  // dx = +1's add, max, min, cvt, shl and add run again before the first tap.
+  CHECK(f.highestRecomputed.size() == 6);
+  CHECK(f.highestRecomputed.front() > load(1));
+  CHECK(f.highestRecomputed.back() == load(2) - 1);
+}
+
+TEST_CASE("address families: only where the address cannot go down as the constant goes up", "[analysis]") {
+  // A zero extension of a signed clamp: -1 widens to 2^32 - 1, above 0's.
+  CHECK(familiesOf(analyse(clampedRow("cvt.u64.u32 %rd{0}, %r{1};"))).empty());
+  // Scaled by a register, which may be negative.
+  CHECK(familiesOf(analyse(clampedRow("cvt.s64.s32 %rd{0}, %r{1};", "max.s32",
+                                      "mul.lo.s64 %rd{0}, %rd{1}, %rd1;")))
+            .empty());
+  // Scaled by a constant: still non-decreasing.
+  CHECK(familiesOf(analyse(clampedRow("cvt.s64.s32 %rd{0}, %r{1};", "max.s32", "mul.lo.s64 %rd{0}, %rd{1}, 12;")))
+            .size() == 1);
+  // An unsigned clamp under a signed widening.
+  CHECK(familiesOf(analyse(clampedRow("cvt.s64.s32 %rd{0}, %r{1};", "max.u32"))).empty());
+  // A shift by the constant: the constant is not an offset.
+  CHECK(familiesOf(analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 1;
+	cvt.u64.u32 %rd2, %r2;
+	add.s64 %rd3, %rd1, %rd2;
+	ld.global.f32 %f1, [%rd3];
+	shl.b32 %r3, %r1, 2;
+	cvt.u64.u32 %rd4, %r3;
+	add.s64 %rd5, %rd1, %rd4;
+	ld.global.f32 %f2, [%rd5];
+	shl.b32 %r4, %r1, 3;
+	cvt.u64.u32 %rd6, %r4;
+	add.s64 %rd7, %rd1, %rd6;
+	ld.global.f32 %f3, [%rd7];
+)")).empty());
+}
+
+TEST_CASE("address families: every member runs once the first does", "[analysis]") {
+  std::string row = clampedRow("cvt.s64.s32 %rd{0}, %r{1};");
+  // A call between the taps (it may not come back) splits them: no run of three is left.
+  std::string called = row;
+  called.insert(called.find("\tadd.s32 %r10"), "\tcall.uni f;\n");
+  CHECK(familiesOf(analyseModule(".version 8.0\n.target sm_80\n.address_size 64\n.func f()\n{\n\tret;\n}\n"
+                                 ".visible .entry k(.param .u64 p0, .param .u64 p1, .param .u32 n)\n{\n"
+                                 "\t.reg .pred %p<4>;\n\t.reg .b32 %r<24>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<16>;\n" +
+                                 called + "\tret;\n}\n"))
+            .empty());
+  // A guarded tap is not a member: two are left.
+  std::string guarded = row;
+  guarded.replace(guarded.find("\tld.global.f32 %f2"), 1, "\t@%p1 ");
+  guarded.insert(0, "\tsetp.eq.u32 %p1, %r2, 0;\n");
+  CHECK(familiesOf(analyse(guarded)).empty());
 }

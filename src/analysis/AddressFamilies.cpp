@@ -1,0 +1,324 @@
+#include "analysis/AddressFamilies.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "ptx/InstrInfo.h"
+#include "ptx/Printer.h"
+
+namespace cucatch::analysis {
+
+using namespace ptx;
+
+namespace {
+
+constexpr size_t kBeforeBlock = SIZE_MAX;
+// Expressions are trees (a value used twice is expanded twice): at most this many nodes each,
+// the rest left as leaves.
+constexpr int kNodeBudget = 64;
+
+// An address expression: a tree of the pure integer operations of one basic block that make it.
+struct Expr {
+  enum class Kind { Leaf, Const, Op } kind = Kind::Leaf;
+  std::string reg;           // Leaf: the register or special register; Op: the register it defines
+  size_t def = kBeforeBlock;  // Leaf: the statement defining it (kBeforeBlock: none in the block before the use); Op: its statement
+  int64_t value = 0;         // Const
+  const Instruction* in = nullptr;  // Op
+  std::vector<Expr> operands;       // Op: its sources, in order
+};
+
+bool integerType(std::string_view m) {
+  static const std::set<std::string_view> types = {".s8",  ".s16", ".s32", ".s64", ".u8",  ".u16",
+                                                   ".u32", ".u64", ".b8",  ".b16", ".b32", ".b64"};
+  return types.count(m) != 0;
+}
+
+// Pure integer operations whose one destination is operand 0: what an expression may be made of.
+bool pureInteger(const Instruction& in) {
+  static const std::set<std::string_view> ops = {"add", "sub", "mul", "mad", "shl", "shr", "min", "max",
+                                                 "cvt", "and", "or",  "xor", "not", "neg", "mov"};
+  if (!ops.count(in.opcode) || in.operands.size() < 2 || in.operands[0].kind != OperandKind::Name) return false;
+  bool typed = false;
+  for (const auto& m : in.modifiers) {
+    if (integerType(m)) typed = true;
+    else if (m != ".lo" && m != ".wide" && m != ".hi") return false;  // floating point, saturation, rounding
+  }
+  if (!typed) return false;
+  for (size_t i = 1; i < in.operands.size(); ++i)
+    if (in.operands[i].kind != OperandKind::Name && in.operands[i].kind != OperandKind::Integer) return false;
+  return true;
+}
+
+class Builder {
+ public:
+  Builder(const Function& f, size_t blockFirst) : f_(f), blockFirst_(blockFirst) {}
+
+  // The expression of register `reg` as statement `use` reads it.
+  Expr ofRegister(const std::string& reg, size_t use) {
+    budget_ = kNodeBudget;
+    return build(reg, use);
+  }
+
+ private:
+  Expr build(const std::string& reg, size_t use) {
+    Expr e;
+    e.reg = reg;
+    for (size_t i = use; i-- > blockFirst_;) {
+      const auto* in = std::get_if<Instruction>(&f_.body[i]);
+      if (!in) continue;
+      bool defines = false;
+      forEachDefinedRegister(*in, [&](const std::string& r) { defines |= r == reg; });
+      if (!defines) continue;
+      e.def = i;
+      if (in->guard || !pureInteger(*in) || in->operands[0].text != reg || --budget_ < 0) return e;
+      e.kind = Expr::Kind::Op;
+      e.in = in;
+      for (size_t k = 1; k < in->operands.size(); ++k) e.operands.push_back(operand(in->operands[k], i));
+      return e;
+    }
+    return e;  // defined before the block
+  }
+
+  Expr operand(const Operand& o, size_t use) {
+    if (o.kind == OperandKind::Integer) {
+      Expr c;
+      c.kind = Expr::Kind::Const;
+      c.value = o.value;
+      return c;
+    }
+    if (!o.text.empty() && o.text[0] == '%' && o.extra.empty()) return build(o.text, use);
+    Expr leaf;  // a special register (%tid.x) or a symbol: the same value throughout
+    leaf.reg = printOperand(o);
+    return leaf;
+  }
+
+  const Function& f_;
+  size_t blockFirst_;
+  int budget_ = 0;
+};
+
+bool same(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Expr::Kind::Const:
+      return a.value == b.value;
+    case Expr::Kind::Leaf:
+      return a.reg == b.reg && a.def == b.def;
+    case Expr::Kind::Op:
+      if (a.def == b.def) return true;  // one statement's value
+      if (a.in->fullOpcode() != b.in->fullOpcode() || a.operands.size() != b.operands.size()) return false;
+      for (size_t i = 0; i < a.operands.size(); ++i)
+        if (!same(a.operands[i], b.operands[i])) return false;
+      return true;
+  }
+  return false;
+}
+
+// An expression as base + constant: add(X, c) is X + c, a constant c is c, anything else itself + 0.
+struct OffsetForm {
+  const Expr* base = nullptr;  // null for a constant
+  int64_t value = 0;
+};
+OffsetForm offsetForm(const Expr& e) {
+  if (e.kind == Expr::Kind::Const) return {nullptr, e.value};
+  if (e.kind == Expr::Kind::Op && e.in->opcode == "add" && e.operands.size() == 2 &&
+      e.operands[1].kind == Expr::Kind::Const)
+    return {&e.operands[0], e.operands[1].value};
+  return {&e, 0};
+}
+
+// One step on the way from the root down to where two expressions differ: the operation, and
+// which of its operands the way takes.
+struct Step {
+  const Expr* node;
+  size_t operand;
+  bool operator==(const Step&) const = default;
+};
+struct Difference {
+  std::vector<Step> path;  // from the root (of the first expression)
+  int64_t a = 0, b = 0;    // the two constants there
+};
+
+// Appends where `a` and `b` differ in a constant (as base + constant) to `out`; false where they
+// differ otherwise.
+bool differences(const Expr& a, const Expr& b, std::vector<Step>& path, std::vector<Difference>& out) {
+  if (same(a, b)) return true;
+  OffsetForm x = offsetForm(a), y = offsetForm(b);
+  if ((!x.base && !y.base) || (x.base && y.base && same(*x.base, *y.base))) {
+    out.push_back({path, x.value, y.value});
+    return true;
+  }
+  if (a.kind != Expr::Kind::Op || b.kind != Expr::Kind::Op || a.in->fullOpcode() != b.in->fullOpcode() ||
+      a.operands.size() != b.operands.size())
+    return false;
+  for (size_t i = 0; i < a.operands.size(); ++i) {
+    path.push_back({&a, i});
+    bool ok = differences(a.operands[i], b.operands[i], path, out);
+    path.pop_back();
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool nonNegativeConstant(const Expr& e) { return e.kind == Expr::Kind::Const && e.value >= 0; }
+
+// Whether the expression at the end of `path` is non-decreasing in the value where it ends,
+// taken over the integers: each operation on the way up is, in the operand the way takes, and
+// comparisons (min, max) and widenings agree on signedness.
+bool nonDecreasing(const std::vector<Step>& path) {
+  enum class Sign { Any, Signed, Unsigned } sign = Sign::Any;
+  auto signOf = [](std::string_view type) {
+    return type[1] == 's' ? Sign::Signed : type[1] == 'u' ? Sign::Unsigned : Sign::Any;
+  };
+  auto agree = [&](Sign s) {
+    if (s == Sign::Any) return true;
+    if (sign != Sign::Any && sign != s) return false;
+    sign = s;
+    return true;
+  };
+  for (auto step = path.rbegin(); step != path.rend(); ++step) {
+    const Instruction& in = *step->node->in;
+    const auto& operands = step->node->operands;
+    size_t k = step->operand;
+    const std::string& type = in.modifiers.back();
+    if (in.opcode == "add" || in.opcode == "mov") continue;
+    if (in.opcode == "sub") {
+      if (k != 0) return false;
+    } else if (in.opcode == "min" || in.opcode == "max") {
+      if (!agree(signOf(type))) return false;
+    } else if (in.opcode == "cvt") {
+      // cvt.<to>.<from>: widening only, from the signedness below.
+      if (in.modifiers.size() != 2) return false;
+      const std::string &to = in.modifiers[0], &from = in.modifiers[1];
+      if (std::stoi(to.substr(2)) <= std::stoi(from.substr(2)) || !agree(signOf(from))) return false;
+      sign = Sign::Any;
+    } else if (in.opcode == "shl") {
+      if (k != 0 || !nonNegativeConstant(operands[1])) return false;
+    } else if (in.opcode == "mul" || in.opcode == "mad") {
+      if (k > 2 || (k < 2 && !nonNegativeConstant(operands[1 - k]))) return false;
+      if (in.hasModifier(".hi")) return false;
+      if (in.hasModifier(".wide")) {
+        if (k < 2 && !agree(signOf(type))) return false;
+        sign = Sign::Any;
+      }
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The statements of `e`'s operations at or after `from` (ascending), which must run again at
+// `from` to have its value there; none where some value it needs is made at or after `from` by
+// something that cannot run again.
+std::optional<std::vector<size_t>> recomputed(const Expr& e, size_t from) {
+  std::set<size_t> out;
+  bool ok = true;
+  auto walk = [&](auto&& self, const Expr& x) -> void {
+    if (x.kind == Expr::Kind::Const) return;
+    if (x.def == kBeforeBlock || x.def < from) return;  // (its register holds it at `from`)
+    if (x.kind == Expr::Kind::Leaf) {
+      ok = false;
+      return;
+    }
+    out.insert(x.def);
+    for (const Expr& o : x.operands) self(self, o);
+  };
+  walk(walk, e);
+  if (!ok) return std::nullopt;
+  return std::vector<size_t>(out.begin(), out.end());
+}
+
+bool mayNotComeBack(const Instruction& in) {
+  return in.opcode == "call" || in.opcode == "exit" || in.opcode == "ret" || in.opcode == "trap" ||
+         in.opcode == "brkpt";
+}
+
+}  // namespace
+
+std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg,
+                                           const std::vector<const AccessSite*>& candidates) {
+  std::vector<AddressFamily> families;
+  // Runs of candidates that each run if the first does: one block, nothing between that may
+  // not come back, unguarded.
+  std::vector<std::vector<const AccessSite*>> runs;
+  size_t lastStatement = 0;
+  for (const AccessSite* a : candidates) {
+    const auto& in = std::get<Instruction>(f.body[a->statement]);
+    if (a->addressRegister.empty() || a->access.lanes || a->access.size == 0 || in.guard) continue;
+    bool joins = !runs.empty() && cfg.blockOf(lastStatement) == cfg.blockOf(a->statement);
+    for (size_t i = lastStatement; joins && i < a->statement; ++i)
+      if (const auto* s = std::get_if<Instruction>(&f.body[i]); s && mayNotComeBack(*s)) joins = false;
+    if (!joins) runs.emplace_back();
+    runs.back().push_back(a);
+    lastStatement = a->statement;
+  }
+  for (const auto& run : runs) {
+    if (run.size() < 3) continue;
+    Builder builder(f, cfg.blocks()[cfg.blockOf(run.front()->statement)].first);
+    std::vector<Expr> exprs;
+    for (const AccessSite* a : run) exprs.push_back(builder.ofRegister(a->addressRegister, a->statement));
+    std::vector<bool> taken(run.size(), false);
+    auto offset = [&](const AccessSite* a) {
+      return std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
+    };
+    for (size_t r = 0; r < run.size(); ++r) {
+      if (taken[r]) continue;
+      const AccessSite& ref = *run[r];
+      std::vector<size_t> members{r};
+      // The constant where the members differ, each member's (none yet: the reference's).
+      std::vector<std::optional<int64_t>> constant{std::nullopt};
+      std::optional<std::vector<Step>> where;
+      for (size_t m = r + 1; m < run.size(); ++m) {
+        const AccessSite& a = *run[m];
+        if (taken[m] || a.access.size != ref.access.size || offset(&a) != offset(&ref) ||
+            a.reachingDefs != ref.reachingDefs || a.reachingDefs.empty())
+          continue;
+        std::vector<Step> path;
+        std::vector<Difference> diffs;
+        if (!differences(exprs[r], exprs[m], path, diffs) || diffs.size() > 1) continue;
+        if (diffs.empty()) {
+          constant.push_back(std::nullopt);  // the reference's address
+        } else {
+          if (where && *where != diffs[0].path) continue;
+          if (!where) {
+            if (!nonDecreasing(diffs[0].path)) continue;
+            where = diffs[0].path;
+            constant[0] = diffs[0].a;
+          }
+          constant.push_back(diffs[0].b);
+        }
+        members.push_back(m);
+      }
+      if (!where || members.size() < 3) continue;
+      std::vector<int64_t> valueOf;
+      for (const auto& c : constant) valueOf.push_back(c.value_or(*constant[0]));
+      size_t lo = 0, hi = 0;
+      for (size_t m = 1; m < members.size(); ++m) {
+        if (valueOf[m] < valueOf[lo]) lo = m;
+        if (valueOf[m] > valueOf[hi]) hi = m;
+      }
+      size_t from = run[r]->statement;
+      auto lowRecompute = recomputed(exprs[members[lo]], from);
+      auto highRecompute = recomputed(exprs[members[hi]], from);
+      if (!lowRecompute || !highRecompute) continue;
+      AddressFamily family;
+      for (size_t m : members) {
+        family.members.push_back(run[m]);
+        taken[m] = true;
+      }
+      family.lowest = run[members[lo]];
+      family.highest = run[members[hi]];
+      // The first member's own address needs nothing again.
+      if (lo != 0) family.lowestRecomputed = std::move(*lowRecompute);
+      if (hi != 0) family.highestRecomputed = std::move(*highRecompute);
+      families.push_back(std::move(family));
+    }
+  }
+  return families;
+}
+
+}  // namespace cucatch::analysis
