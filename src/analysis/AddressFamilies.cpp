@@ -54,7 +54,8 @@ bool pureInteger(const Instruction& in) {
 
 class Builder {
  public:
-  Builder(const Function& f, size_t blockFirst) : f_(f), blockFirst_(blockFirst) {}
+  Builder(const Function& f, const RegisterFile& registers, size_t blockFirst)
+      : f_(f), registers_(registers), blockFirst_(blockFirst) {}
 
   // The expression of register `reg` as statement `use` reads it.
   Expr ofRegister(const std::string& reg, size_t use) {
@@ -76,26 +77,58 @@ class Builder {
       if (in->guard || !pureInteger(*in) || in->operands[0].text != reg || --budget_ < 0) return e;
       e.kind = Expr::Kind::Op;
       e.in = in;
-      for (size_t k = 1; k < in->operands.size(); ++k) e.operands.push_back(operand(in->operands[k], i));
+      unsigned width = operandBits(*in);
+      for (size_t k = 1; k < in->operands.size(); ++k) e.operands.push_back(operand(in->operands[k], i, width));
       return e;
     }
     return e;  // defined before the block
   }
 
-  Expr operand(const Operand& o, size_t use) {
+  // `width`: the bits of the operation's source operands, to which a constant is sign-extended
+  // (`add.u32 %r, %x, 4294967295` adds -1).
+  Expr operand(const Operand& o, size_t use, unsigned width) {
     if (o.kind == OperandKind::Integer) {
       Expr c;
       c.kind = Expr::Kind::Const;
-      c.value = o.value;
+      c.value = width && width < 64 ? signExtend(o.value, width) : o.value;
       return c;
     }
-    if (!o.text.empty() && o.text[0] == '%' && o.extra.empty()) return build(o.text, use);
-    Expr leaf;  // a special register (%tid.x) or a symbol: the same value throughout
+    if (o.extra.empty() && registers_.isRegister(o.text)) return build(o.text, use);
+    Expr leaf;
     leaf.reg = printOperand(o);
+    // A special register that changes as the thread runs (%clock, %globaltimer, %smid) is a value
+    // of this statement alone: it matches nothing else, and cannot be read again elsewhere.
+    // Fixed ones (%tid.x), and symbols (their addresses), hold one value throughout.
+    if (!o.text.empty() && o.text[0] == '%' && !fixedSpecialRegister(o.text)) leaf.def = use;
     return leaf;
   }
 
+  static int64_t signExtend(int64_t v, unsigned bits) {
+    uint64_t m = uint64_t(1) << (bits - 1);
+    uint64_t x = uint64_t(v) & ((m << 1) - 1);
+    return int64_t((x ^ m) - m);
+  }
+
+  static bool fixedSpecialRegister(std::string_view name) {
+    static const std::set<std::string_view> fixed = {
+        "%tid",          "%ntid",          "%laneid",         "%ctaid",          "%nctaid",
+        "%nwarpid",      "%nsmid",         "%gridid",         "%clusterid",      "%nclusterid",
+        "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster",
+        "%lanemask_eq",  "%lanemask_le",   "%lanemask_lt",    "%lanemask_ge",    "%lanemask_gt",
+        "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size"};
+    return fixed.count(name) != 0;
+  }
+
+  // The width of an operation's source operands: cvt's source type, else its (last) type.
+  static unsigned operandBits(const Instruction& in) {
+    std::string_view type = in.opcode == "cvt" && in.modifiers.size() == 2 ? in.modifiers[1] : in.modifiers.back();
+    unsigned bits = 0;
+    for (char c : type.substr(2)) bits = bits * 10 + unsigned(c - '0');
+    return bits;
+  }
+
   const Function& f_;
+  const RegisterFile& registers_;
   size_t blockFirst_;
   int budget_ = 0;
 };
@@ -194,15 +227,17 @@ bool nonDecreasing(const std::vector<Step>& path) {
       if (in.modifiers.size() != 2) return false;
       const std::string &to = in.modifiers[0], &from = in.modifiers[1];
       if (std::stoi(to.substr(2)) <= std::stoi(from.substr(2)) || !agree(signOf(from))) return false;
-      sign = Sign::Any;
+      // A sign extension keeps the order only where what follows compares signed (-1 becomes
+      // 2^64 - 1 unsigned); a zero extension's values are the same in both orders.
+      sign = signOf(from) == Sign::Signed ? Sign::Signed : Sign::Any;
     } else if (in.opcode == "shl") {
       if (k != 0 || !nonNegativeConstant(operands[1])) return false;
     } else if (in.opcode == "mul" || in.opcode == "mad") {
       if (k > 2 || (k < 2 && !nonNegativeConstant(operands[1 - k]))) return false;
       if (in.hasModifier(".hi")) return false;
-      if (in.hasModifier(".wide")) {
-        if (k < 2 && !agree(signOf(type))) return false;
-        sign = Sign::Any;
+      if (in.hasModifier(".wide") && k < 2) {  // (a mad.wide's addend is 64 bits already)
+        if (!agree(signOf(type))) return false;
+        sign = signOf(type) == Sign::Signed ? Sign::Signed : Sign::Any;
       }
     } else {
       return false;
@@ -239,26 +274,37 @@ bool mayNotComeBack(const Instruction& in) {
 
 }  // namespace
 
-std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg,
+std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg, const RegisterFile& registers,
                                            const std::vector<const AccessSite*>& candidates) {
   std::vector<AddressFamily> families;
+  // Statements inside a nested scope (inline assembly's `{ .reg ...; }`): their registers may
+  // be the scope's own, which a statement made again outside it would not see.
+  std::vector<bool> nested(f.body.size(), false);
+  int depth = 0;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    if (const auto* b = std::get_if<ScopeBrace>(&f.body[i])) depth += b->open ? 1 : -1;
+    nested[i] = depth > 0;
+  }
   // Runs of candidates that each run if the first does: one block, nothing between that may
-  // not come back, unguarded.
+  // not come back, unguarded, at the function's own scope with no scope opened between them.
   std::vector<std::vector<const AccessSite*>> runs;
   size_t lastStatement = 0;
   for (const AccessSite* a : candidates) {
     const auto& in = std::get<Instruction>(f.body[a->statement]);
-    if (a->addressRegister.empty() || a->access.lanes || a->access.size == 0 || in.guard) continue;
+    if (a->addressRegister.empty() || a->access.lanes || a->access.size == 0 || in.guard || nested[a->statement])
+      continue;
     bool joins = !runs.empty() && cfg.blockOf(lastStatement) == cfg.blockOf(a->statement);
-    for (size_t i = lastStatement; joins && i < a->statement; ++i)
+    for (size_t i = lastStatement; joins && i < a->statement; ++i) {
       if (const auto* s = std::get_if<Instruction>(&f.body[i]); s && mayNotComeBack(*s)) joins = false;
+      if (std::holds_alternative<ScopeBrace>(f.body[i])) joins = false;
+    }
     if (!joins) runs.emplace_back();
     runs.back().push_back(a);
     lastStatement = a->statement;
   }
   for (const auto& run : runs) {
     if (run.size() < 3) continue;
-    Builder builder(f, cfg.blocks()[cfg.blockOf(run.front()->statement)].first);
+    Builder builder(f, registers, cfg.blocks()[cfg.blockOf(run.front()->statement)].first);
     std::vector<Expr> exprs;
     for (const AccessSite* a : run) exprs.push_back(builder.ofRegister(a->addressRegister, a->statement));
     std::vector<bool> taken(run.size(), false);

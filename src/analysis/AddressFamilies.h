@@ -43,8 +43,9 @@ struct AddressFamily {
 };
 
 // The families of at least three accesses among `candidates` (accesses of one function, in
-// statement order). An access is in one family at most; the others are in none.
-std::vector<AddressFamily> addressFamilies(const ptx::Function& f, const CFG& cfg,
+// statement order; `registers` its register file). An access is in one family at most; the
+// others are in none.
+std::vector<AddressFamily> addressFamilies(const ptx::Function& f, const CFG& cfg, const RegisterFile& registers,
                                            const std::vector<const AccessSite*>& candidates);
 
 }  // namespace cucatch::analysis

@@ -257,7 +257,7 @@ class GlobalChecks {
       std::vector<const AccessSite*> single;
       for (const auto& group : groups)
         if (group.size() == 1 && !inRangeOf.count(group[0])) single.push_back(group[0]);
-      for (const AddressFamily& family : addressFamilies(f, fc_.cfg, single)) {
+      for (const AddressFamily& family : addressFamilies(f, fc_.cfg, pa_.registers(), single)) {
         checkFamily(family);
         inFamily.insert(family.members.begin(), family.members.end());
       }
@@ -475,8 +475,8 @@ class GlobalChecks {
   }
 
   // The SAFETYCHECK of access `a`, which is rewritten to go through `untagged`; and its site.
-  CheckCode check(const AccessSite& a, const std::string& untagged) {
-    auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
+  // Access `a`'s site: the variable it addresses named where it is one of the module's.
+  Site siteOf(const AccessSite& a) {
     Site site = fc_.newSite(a);
     if (std::string variable = moduleVariable(a); !variable.empty()) {
       const SymbolInfo& info = symbols_.at(variable);
@@ -485,6 +485,12 @@ class GlobalChecks {
       site.objectDynamic = info.dynamicShared;
       site.object = std::move(variable);
     }
+    return site;
+  }
+
+  CheckCode check(const AccessSite& a, const std::string& untagged) {
+    auto& in = std::get<Instruction>(fc_.function.body[a.statement]);
+    Site site = siteOf(a);
     Operand& address = in.operands[a.access.addressOperand];
     CheckSite c = fc_.checkSite(a, site);
     c.untagged = untagged;
@@ -504,8 +510,11 @@ class GlobalChecks {
     Function& f = fc_.function;
     const AccessSite& first = *family.members.front();
     std::string code;
-    std::unordered_map<std::string, std::string> renamed;  // register -> its value made again here
     auto addressOf = [&](const AccessSite& e, const std::vector<size_t>& statements) {
+      // Register -> its value made again here, by this address's statements only: a register
+      // another address's statements define again may hold another value where this one reads
+      // it (code not in SSA form).
+      std::unordered_map<std::string, std::string> renamed;
       for (size_t s : statements) {
         Instruction again = std::get<Instruction>(f.body[s]);
         for (size_t k = 1; k < again.operands.size(); ++k)
@@ -524,7 +533,7 @@ class GlobalChecks {
       return statements.empty() || it == renamed.end() ? e.addressRegister : it->second;
     };
     auto checkAt = [&](const AccessSite& e, const std::string& pointer) {
-      Site site = fc_.newSite(e);
+      Site site = siteOf(e);
       CheckSite c = fc_.checkSite(e, site);
       c.pointer = pointer;
       c.untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);

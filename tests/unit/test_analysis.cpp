@@ -655,7 +655,7 @@ std::vector<FamilyShape> familiesOf(const Analysed& a) {
   std::vector<const AccessSite*> all;
   for (const auto& s : a.pa->accesses()) all.push_back(&s);
   std::vector<FamilyShape> out;
-  for (const AddressFamily& f : addressFamilies(*a.function, *a.cfg, all)) {
+  for (const AddressFamily& f : addressFamilies(*a.function, *a.cfg, a.pa->registers(), all)) {
     FamilyShape shape{{}, f.lowest->statement, f.highest->statement, f.lowestRecomputed, f.highestRecomputed};
     for (const AccessSite* m : f.members) shape.members.push_back(m->statement);
     out.push_back(shape);
@@ -696,6 +696,22 @@ std::string clampedRow(const std::string& widen, const std::string& clampMax = "
   return s;
 }
 
+
+// Three loads p[x + c] (x = %tid.x) for the constants `c` ("": x itself, no add), each through
+// registers of its own: add.<type>, mul.wide.<type> by 4, added to the pointer.
+std::string indexTaps(const std::vector<std::string>& constants, const std::string& type) {
+  std::string s = "\tld.param.u64 %rd1, [p0];\n\tmov.u32 %r1, %tid.x;\n";
+  for (size_t t = 0; t < constants.size(); ++t) {
+    std::string index = "%r1", r = std::to_string(t + 2), d = std::to_string(2 * t + 2), d2 = std::to_string(2 * t + 3);
+    if (!constants[t].empty()) {
+      s += "\tadd." + type + " %r" + r + ", %r1, " + constants[t] + ";\n";
+      index = "%r" + r;
+    }
+    s += "\tmul.wide." + type + " %rd" + d + ", " + index + ", 4;\n\tadd.s64 %rd" + d2 + ", %rd1, %rd" + d +
+         ";\n\tld.global.f32 %f" + std::to_string(t + 1) + ", [%rd" + d2 + "];\n";
+  }
+  return s;
+}
 }  // namespace
 
 TEST_CASE("address families: a clamped stencil's taps, checked at their lowest and highest address", "[analysis]") {
@@ -726,6 +742,10 @@ TEST_CASE("address families: only where the address cannot go down as the consta
             .size() == 1);
   // An unsigned clamp under a signed widening.
   CHECK(familiesOf(analyse(clampedRow("cvt.s64.s32 %rd{0}, %r{1};", "max.u32"))).empty());
+  // cvt reads the signedness of its source type: a sign extension to u64 of the signed clamp
+  // keeps the order, a zero extension of it (cvt.s64.u32) does not.
+  CHECK(familiesOf(analyse(clampedRow("cvt.u64.s32 %rd{0}, %r{1};"))).size() == 1);
+  CHECK(familiesOf(analyse(clampedRow("cvt.s64.u32 %rd{0}, %r{1};"))).empty());
   // A shift by the constant: the constant is not an offset.
   CHECK(familiesOf(analyse(R"(
 	ld.param.u64 %rd1, [p0];
@@ -760,4 +780,68 @@ TEST_CASE("address families: every member runs once the first does", "[analysis]
   guarded.replace(guarded.find("\tld.global.f32 %f2"), 1, "\t@%p1 ");
   guarded.insert(0, "\tsetp.eq.u32 %p1, %r2, 0;\n");
   CHECK(familiesOf(analyse(guarded)).empty());
+}
+
+TEST_CASE("address families: the extremes wherever they are, their addresses made again", "[analysis]") {
+  // Taps at 0, +1 and -1, in that order: the lowest is the last and the highest the second,
+  // both made after the first.
+  auto a = analyse(indexTaps({"", "1", "-1"}, "s32"));
+  auto families = familiesOf(a);
+  REQUIRE(families.size() == 1);
+  auto load = [&](int n) { return a.access("ld.global.f32", n).statement; };
+  CHECK(families[0].lowest == load(2));
+  CHECK(families[0].highest == load(1));
+  CHECK(families[0].lowestRecomputed == std::vector<size_t>{load(1) + 1, load(1) + 2, load(1) + 3});
+  CHECK(families[0].highestRecomputed == std::vector<size_t>{load(0) + 1, load(0) + 2, load(0) + 3});
+}
+
+TEST_CASE("address families: values that change are not the same value", "[analysis]") {
+  // Each tap reads %clock anew: the taps differ in more than a constant.
+  auto tapsFrom = [](const std::string& special) {
+    std::string s = "\tld.param.u64 %rd1, [p0];\n";
+    for (int t = 0; t < 3; ++t) {
+      std::string r = std::to_string(2 * t + 1), r2 = std::to_string(2 * t + 2), d = std::to_string(2 * t + 2),
+                  d2 = std::to_string(2 * t + 3);
+      s += "\tmov.u32 %r" + r + ", " + special + ";\n\tadd.s32 %r" + r2 + ", %r" + r + ", " + std::to_string(t) +
+           ";\n\tmul.wide.s32 %rd" + d + ", %r" + r2 + ", 4;\n\tadd.s64 %rd" + d2 + ", %rd1, %rd" + d +
+           ";\n\tld.global.f32 %f" + std::to_string(t + 1) + ", [%rd" + d2 + "];\n";
+    }
+    return s;
+  };
+  CHECK(familiesOf(analyse(tapsFrom("%clock"))).empty());
+  CHECK(familiesOf(analyse(tapsFrom("%tid.x"))).size() == 1);  // one value throughout
+  // A register redefined between the taps is another value (a register named without %).
+  CHECK(familiesOf(analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+	.reg .b32 k;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<12>;
+	ld.param.u64 %rd1, [p0];
+	mov.b32 k, 0;
+	add.s32 %r3, k, 0;
+	mul.wide.s32 %rd3, %r3, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	ld.global.f32 %f1, [%rd4];
+	add.s32 %r4, k, 1;
+	mul.wide.s32 %rd5, %r4, 4;
+	add.s64 %rd6, %rd1, %rd5;
+	ld.global.f32 %f2, [%rd6];
+	mov.b32 k, -1;
+	add.s32 %r5, k, 2;
+	mul.wide.s32 %rd7, %r5, 4;
+	add.s64 %rd8, %rd1, %rd7;
+	ld.global.f32 %f3, [%rd8];
+	ret;
+}
+)")).empty());
+  // A 32-bit constant is the signed value of its bits: 4294967295 is -1, the lowest.
+  auto b = analyse(indexTaps({"4294967295", "0", "1"}, "u32"));
+  auto families = familiesOf(b);
+  REQUIRE(families.size() == 1);
+  CHECK(families[0].lowest == b.access("ld.global.f32", 0).statement);
+  CHECK(families[0].highest == b.access("ld.global.f32", 2).statement);
 }
