@@ -97,6 +97,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "accesses in strided loops checked once for the loop's whole range (their own checks where it fails)"},
       {"dominated", s.dominatedChecks,
        "accesses whose range a dominating access's check through the same address already covered"},
+      {"untagged only", s.untaggedUnchecked,
+       "addresses of unchecked accesses (wmma, bulk and tensor copies, sizes known only at run time) and of "
+       "prefetch, discard and applypriority, untagged so that they reach the memory meant"},
       {"family", s.familyChecks,
        "accesses between the lowest and highest address of their family (one address expression at several "
        "constants), which two checks before its first access cover"},

@@ -108,7 +108,14 @@ class GlobalChecks {
     std::vector<CallArgument> arguments = callArguments();
     for (const CallArgument& c : arguments)
       if (!c.value.empty()) relevant.insert(c.value);
-    if (checked.empty() && arguments.empty()) return;
+    untagUncheckedAddresses();
+    if (checked.empty() && arguments.empty()) {
+      if (untaggedCount_) {
+        fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
+        fc_.markRewritten();
+      }
+      return;
+    }
     // Base definitions of unknown origin reaching a generic access of unknown space, or whose
     // pointer a callee is given (it may access it generically): where the pointer turns out to
     // be in the block's shared window, the window bounds it (no table describes shared memory);
@@ -499,6 +506,36 @@ class GlobalChecks {
     address.text = untagged;
     fc_.addSite(std::move(site), a);
     return code;
+  }
+
+  // Accesses left unchecked for what the instruction is (a wmma fragment, a bulk or tensor
+  // copy, a size known only at run time) and the memory hints (prefetch, discard,
+  // applypriority) still go to the address the program meant: a tagged pointer's top byte
+  // would send them outside the address space (the GPU faults: a Thrust merge on sm_90 did,
+  // through cp.async.bulk). Every 64-bit register address of such an instruction goes through
+  // its untagged copy; a shared, local or generic address has no tag, and loses nothing.
+  void untagUncheckedAddresses() {
+    Function& f = fc_.function;
+    static const std::unordered_set<std::string> hints = {"prefetch", "prefetchu", "discard", "applypriority"};
+    for (size_t i = 0; i < f.body.size(); ++i) {
+      auto* in = std::get_if<Instruction>(&f.body[i]);
+      if (!in || in->loc.line == 0) continue;  // (cucatch's own statements)
+      bool untag = hints.count(in->opcode) != 0;
+      if (!untag) {
+        std::vector<MemoryAccess> accesses = memoryAccessesOf(*in);
+        untag = !accesses.empty() && std::all_of(accesses.begin(), accesses.end(), [](const MemoryAccess& m) {
+          return !m.uncheckable.empty() || m.size == 0;
+        });
+      }
+      if (!untag) continue;
+      for (Operand& o : in->operands) {
+        if (o.kind != OperandKind::Address || o.text.empty() || !pa_.registers().is64Bit(o.text)) continue;
+        std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+        fc_.edits.before[i] += untagPointer(untagged, o.text);
+        o.text = untagged;
+        ++fc_.unit.stats.untaggedUnchecked;
+      }
+    }
   }
 
   // A family's checks (analysis/AddressFamilies.h): its lowest and its highest address checked

@@ -101,6 +101,9 @@ struct Stats {
   // the checks of the family's lowest and highest address, before its first access, cover them.
   // Counted among the instrumented too.
   size_t familyChecks = 0;
+  // Addresses of unchecked accesses (wmma, bulk and tensor copies, sizes known only at run time)
+  // and of memory hints (prefetch, discard, applypriority) that go through their untagged copy.
+  size_t untaggedUnchecked = 0;
   // Global accesses in strided loops checked once for the loop's whole range before it (their
   // own checks run only where that fails): counted among the instrumented too.
   size_t loopRangeChecks = 0;
