@@ -240,6 +240,13 @@ class GlobalChecks {
     }
     passMetadata(arguments);
     // An access whose range a dominating check covered only goes through the untagged pointer.
+    // An access whose bytes are known only at run time (a bulk copy, a wmma fragment) gets a
+    // check of its own: none of the range reasoning below knows its span.
+    std::erase_if(checked, [&](const AccessSite* a) {
+      if (!a->access.extent) return false;
+      add(*a, check(*a, fmt::format("{}a{}", kMetaPrefix, untaggedCount_++)), "");
+      return true;
+    });
     std::vector<bool> dominated = fc_.dominatedByCheck(checked);
     std::vector<const AccessSite*> own;
     for (size_t i = 0; i < checked.size(); ++i) {
@@ -501,15 +508,21 @@ class GlobalChecks {
     Operand& address = in.operands[a.access.addressOperand];
     CheckSite c = fc_.checkSite(a, site);
     c.untagged = untagged;
-    CheckCode code = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
-                                   in.guard && in.guard->negated);
+    CheckCode code;
+    if (const auto& extent = a.access.extent)
+      code = extentCheck(fc_.regs, meta_.at(a.addressRegister), c, printOperand(in.operands.at(extent->operand)),
+                         extent->perUnit, extent->fixed, in.guard ? in.guard->predicate : "",
+                         in.guard && in.guard->negated);
+    else
+      code = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
+                         in.guard && in.guard->negated);
     address.text = untagged;
     fc_.addSite(std::move(site), a);
     return code;
   }
 
-  // Accesses left unchecked for what the instruction is (a wmma fragment, a bulk or tensor
-  // copy, a size known only at run time) and the memory hints (prefetch, discard,
+  // Accesses left unchecked for what the instruction is (a shared-space wmma fragment or bulk
+  // copy, a tensor copy, a size not known even at run time) and the memory hints (prefetch, discard,
   // applypriority) still go to the address the program meant: a tagged pointer's top byte
   // would send them outside the address space (the GPU faults: a Thrust merge on sm_90 did,
   // through cp.async.bulk). Every 64-bit register address of such an instruction goes through
@@ -524,7 +537,7 @@ class GlobalChecks {
       if (!untag) {
         std::vector<MemoryAccess> accesses = memoryAccessesOf(*in);
         untag = !accesses.empty() && std::all_of(accesses.begin(), accesses.end(), [](const MemoryAccess& m) {
-          return !m.uncheckable.empty() || m.size == 0;
+          return !m.uncheckable.empty() || (m.size == 0 && !m.extent);
         });
       }
       if (!untag) continue;

@@ -381,6 +381,51 @@ CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
   return code;
 }
 
+CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c, const std::string& count,
+                      uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate, bool guardNegated) {
+  std::string bytes = !count.empty() && count[0] == '%' ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(4), count)
+                                                        : fmt::format("mov.u64 {}, {};\n", r.t(4), count);
+  if (perUnit != 1) bytes += fmt::format("mul.lo.u64 {0}, {0}, {1};\n", r.t(4), perUnit);
+  if (fixed != 0) bytes += fmt::format("add.u64 {0}, {0}, {1};\n", r.t(4), fixed);
+  // The limit t2 = size - bytes + 1, or 0 where the verdict is bad or the bytes exceed the
+  // object (every distance reaches it), as rangeViolation's with a span known here only.
+  std::string test = fmt::format(
+      "add.s64 {t0}, {untagged}, {offset};\n"
+      "sub.s64 {t1}, {t0}, {base};\n"
+      "add.s64 {t2}, {size}, 1;\n"
+      "sub.s64 {t2}, {t2}, {t4};\n"
+      "setp.lt.u64 {q0}, {size}, {t4};\n"
+      "and.b32 {u0}, {meta}, 255;\n"
+      "setp.ne.or.u32 {q0}, {u0}, 0, {q0};\n"
+      "selp.b64 {t2}, 0, {t2}, {q0};\n"
+      "setp.ge.u64 {q0}, {t1}, {t2};\n",
+      fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t4", r.t(4)),
+      fmt::arg("q0", r.q(0)), fmt::arg("u0", r.u(0)), fmt::arg("untagged", c.untagged), fmt::arg("offset", c.offset),
+      fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("meta", m.meta));
+  CheckCode code;
+  code.inlined = untagPointer(c.untagged, c.pointer) + bytes + test + guardViolation(r, guardPredicate, guardNegated) +
+                 violationBranch(r, c.label);
+  code.outOfLine = fmt::format(
+      "{label}:\n"
+      "add.s64 {t0}, {untagged}, {offset};\n"
+      "mov.u32 {u2}, {site};\n"
+      "min.u64 {t5}, {t4}, 16777215;\n"
+      "cvt.u32.u64 {u3}, {t5};\n"
+      "shl.b32 {u3}, {u3}, 8;\n"
+      "or.b32 {u3}, {u3}, {flags};\n"
+      "mov.b64 {t3}, {ptr};\n"
+      "mov.b64 {t6}, {base};\n"
+      "mov.b64 {t7}, {size};\n"
+      "mov.b32 {u1}, {meta};\n"
+      "bra.uni {report};\n",
+      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("untagged", c.untagged), fmt::arg("offset", c.offset),
+      fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)),
+      fmt::arg("u3", r.u(3)), fmt::arg("flags", c.accessFlags), fmt::arg("t3", r.t(3)), fmt::arg("ptr", c.pointer),
+      fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)), fmt::arg("size", m.size),
+      fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
+  return code;
+}
+
 CheckCode safetyRangeCheck(const FunctionRegs& r, const MetadataRegs& m, const std::string& pointer,
                            const std::string& untagged, int64_t lowest, uint64_t span,
                            const std::string& guardPredicate, bool guardNegated, const CheckCode& group,

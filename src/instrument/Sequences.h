@@ -134,6 +134,12 @@ struct CheckSite {
 };
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);
+// The SAFETYCHECK of an access whose bytes are known only at run time (ptx::MemoryAccess::Extent):
+// `count` (a 32-bit register or an immediate) times `perUnit` plus `fixed` bytes, made in t4, from
+// the address on must lie inside the bounds, with a clear verdict. The report gets the bytes as
+// the access's size (at most 2^24 - 1).
+CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c, const std::string& count,
+                      uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate, bool guardNegated);
 // A check inside a loop whose range check before the loop passed (loopRange*: `inRange`) jumps
 // from just after the untag to `skipLabel`, the end of its inline part.
 std::string skipCheck(const std::string& inRange, const std::string& skipLabel);

@@ -1,5 +1,7 @@
 #include "ptx/InstrInfo.h"
 
+#include <cstdio>
+
 namespace cucatch::ptx {
 
 std::string_view spaceName(Space s) {
@@ -88,6 +90,49 @@ unsigned firstAddressOperand(const Instruction& in) {
   return 0;
 }
 
+// A bulk copy between global and shared memory (cp.async.bulk.dst.src..., cp.reduce.async.bulk):
+// its global side, `size` bytes (operand 2) at operand 1 (read, from global) or 0 (written, to
+// global; a reduction's read-modify-write). False for any other pair of spaces.
+bool bulkCopyAccess(const Instruction& in, MemoryAccess& a) {
+  std::vector<std::string_view> spaces;
+  for (const auto& m : in.modifiers)
+    if (m == ".global" || m.rfind(".shared", 0) == 0) spaces.push_back(m);
+  if (spaces.size() != 2 || in.operands.size() < 3) return false;
+  bool fromGlobal = spaces[1] == ".global", toGlobal = spaces[0] == ".global";
+  if (fromGlobal == toGlobal) return false;
+  a.space = Space::Global;
+  a.kind = fromGlobal ? AccessKind::Read : in.hasModifier(".reduce") ? AccessKind::Atomic : AccessKind::Write;
+  a.addressOperand = fromGlobal ? 1 : 0;
+  a.extent = MemoryAccess::Extent{2, 1, 0};
+  return true;
+}
+
+// wmma.load.{a,b,c}.sync.aligned.layout.shape.type [p], stride / wmma.store.d...: a fragment of
+// `lines` rows (.row) or columns (.col) of `lineElements` elements each, `stride` elements apart:
+// ((lines - 1) * stride + lineElements) * element bytes from p. Only where the stride is given and
+// the element is a whole number of bytes (not .b1, .s4, .u4).
+bool fragmentExtent(const Instruction& in, MemoryAccess& a) {
+  unsigned m = 0, n = 0, k = 0, bytes = 0;
+  char fragment = 0;
+  bool row = false, col = false;
+  for (const auto& mod : in.modifiers) {
+    if (mod == ".a" || mod == ".b" || mod == ".c" || mod == ".d") fragment = mod[1];
+    else if (mod == ".row") row = true;
+    else if (mod == ".col") col = true;
+    else if (mod.size() > 2 && mod[1] == 'm' && std::sscanf(mod.c_str(), ".m%un%uk%u", &m, &n, &k) == 3) continue;
+    else if (unsigned b = typeSize(mod)) bytes = b;
+  }
+  unsigned strideOperand = 2;
+  if (a.space != Space::Global && a.space != Space::Generic) return false;  // (shared: not checked)
+  if (!fragment || row == col || !m || !n || !k || !bytes || in.operands.size() <= strideOperand) return false;
+  const Operand& stride = in.operands[strideOperand];
+  if (stride.kind != OperandKind::Name && stride.kind != OperandKind::Integer) return false;
+  unsigned rows = fragment == 'b' ? k : m, cols = fragment == 'a' ? k : n;
+  unsigned lines = row ? rows : cols, lineElements = row ? cols : rows;
+  a.extent = MemoryAccess::Extent{strideOperand, uint64_t(lines - 1) * bytes, uint64_t(lineElements) * bytes};
+  return true;
+}
+
 }  // namespace
 
 std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
@@ -136,6 +181,9 @@ std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
     a.space = Space::Global;
     a.addressOperand = 1;
     a.size = bytes;
+  } else if (op == "cp" && in.hasModifier(".bulk") && !in.hasModifier(".tensor") && !in.hasModifier(".prefetch") &&
+             bulkCopyAccess(in, a)) {
+    // (bulkCopyAccess: its global side)
   } else if (op == "cp") {
     a.kind = AccessKind::Read;
     a.uncheckable = "bulk copy (cp.async.bulk / cp.reduce.async.bulk): tensor-map or bulk extent";
@@ -143,7 +191,8 @@ std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
   } else if (op == "wmma" && (in.hasModifier(".load") || in.hasModifier(".store"))) {
     a.kind = in.hasModifier(".store") ? AccessKind::Write : AccessKind::Read;
     a.addressOperand = in.hasModifier(".store") ? 0 : 1;
-    a.uncheckable = "wmma.load/store: the fragment's footprint depends on layout and stride";
+    if (!fragmentExtent(in, a))
+      a.uncheckable = "wmma.load/store: the fragment's footprint depends on layout and stride";
   } else if (op == "ldmatrix" || op == "stmatrix") {
     a = matrixAccess(in, op == "stmatrix");
   } else if (op == "mbarrier") {
@@ -161,7 +210,7 @@ std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
   for (auto& m : out) {
     if (m.addressOperand >= in.operands.size() || in.operands[m.addressOperand].kind != OperandKind::Address)
       m.uncheckable = "no [address] operand where expected";
-    else if (m.uncheckable.empty() && m.size == 0)
+    else if (m.uncheckable.empty() && m.size == 0 && !m.extent)
       m.uncheckable = "access size not known statically";
   }
   return out;

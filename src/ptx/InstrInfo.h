@@ -30,6 +30,16 @@ struct MemoryAccess {
   // Only the lanes below this give an address; the others' address operands are ignored and
   // may hold anything (ldmatrix/stmatrix .x1: 8, .x2: 16). 0: every thread's address is used.
   unsigned lanes = 0;
+  // Where the bytes touched are known only at run time (size 0): operand `operand` (a register or
+  // an immediate, unsigned 32 bits) times `perUnit`, plus `fixed`. A bulk copy's byte count
+  // (perUnit 1); a wmma fragment's stride in elements (perUnit: the element's bytes times the
+  // fragment's lines less one; fixed: one line's bytes).
+  struct Extent {
+    unsigned operand = 0;
+    uint64_t perUnit = 1;
+    uint64_t fixed = 0;
+  };
+  std::optional<Extent> extent;
 };
 
 // The memory accesses an instruction makes: none, one, or two for an instruction that

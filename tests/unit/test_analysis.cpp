@@ -10,6 +10,7 @@
 #include "analysis/PointerAnalysis.h"
 #include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
+#include "ptx/InstrInfo.h"
 #include "ptx/Parser.h"
 
 using namespace cucatch::ptx;
@@ -237,6 +238,57 @@ TEST_CASE("the instruction table: sizes, spaces, address operands", "[analysis]"
   CHECK(a.access("atom.global.add.u32").access.addressOperand == 1);
   CHECK(a.access("red.global.add.f32").access.addressOperand == 0);
   CHECK(a.access("ld.global.nc.u8").access.size == 1);
+}
+
+TEST_CASE("the instruction table: bytes known at run time (wmma fragments, bulk copies)", "[analysis]") {
+  auto accessesOf = [](const std::string& text) {
+    auto r = parseModule(".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n" + text + "\n}\n", "t.ptx");
+    REQUIRE(r.ok());
+    return memoryAccessesOf(std::get<Instruction>(r.module->functions().back()->body.at(0)));
+  };
+  // A: 16 rows of 16 halfs (row-major), stride apart: 15 * 2 bytes a stride unit, 32 fixed.
+  auto a = accessesOf("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd1], %r1;");
+  REQUIRE(a.size() == 1);
+  REQUIRE(a[0].extent);
+  CHECK(a[0].uncheckable.empty());
+  CHECK(a[0].addressOperand == 1);
+  CHECK(a[0].extent->operand == 2);
+  CHECK(a[0].extent->perUnit == 30);
+  CHECK(a[0].extent->fixed == 32);
+  // B of m32n8k16, column-major: 8 columns of 16 halfs.
+  auto b = accessesOf("wmma.load.b.sync.aligned.col.m32n8k16.global.f16 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd1], %r1;");
+  REQUIRE(b[0].extent);
+  CHECK(b[0].extent->perUnit == 7 * 2);
+  CHECK(b[0].extent->fixed == 16 * 2);
+  // D stored, f32, row-major m8n32k16: 8 rows of 32 floats.
+  auto d = accessesOf("wmma.store.d.sync.aligned.row.m8n32k16.global.f32 [%rd1], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, 40;");
+  REQUIRE(d[0].extent);
+  CHECK(d[0].kind == AccessKind::Write);
+  CHECK(d[0].addressOperand == 0);
+  CHECK(d[0].extent->perUnit == 7 * 4);
+  CHECK(d[0].extent->fixed == 32 * 4);
+  // Without a stride, sub-byte elements, shared memory: not checked.
+  CHECK(!accessesOf("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd1];")[0].uncheckable.empty());
+  CHECK(!accessesOf("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r2}, [%rd1], %r1;")[0].uncheckable.empty());
+  CHECK(!accessesOf("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%r1], 16;")[0].uncheckable.empty());
+  // Bulk copies: the global side, the byte count as it is.
+  auto in = accessesOf("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];");
+  REQUIRE(in[0].extent);
+  CHECK(in[0].space == Space::Global);
+  CHECK(in[0].kind == AccessKind::Read);
+  CHECK(in[0].addressOperand == 1);
+  CHECK(in[0].extent->operand == 2);
+  CHECK(in[0].extent->perUnit == 1);
+  CHECK(in[0].extent->fixed == 0);
+  auto out = accessesOf("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], %r2;");
+  REQUIRE(out[0].extent);
+  CHECK(out[0].kind == AccessKind::Write);
+  CHECK(out[0].addressOperand == 0);
+  CHECK(accessesOf("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], %r2;")[0].kind ==
+        AccessKind::Atomic);
+  // A tensor copy: not checked.
+  CHECK(!accessesOf("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];")[0]
+             .uncheckable.empty());
 }
 
 TEST_CASE("shared arrays: 32-bit addresses made from a shared variable's symbol", "[analysis]") {

@@ -2,8 +2,8 @@
 // cucatch-expect-tagged
 // A bulk copy from global memory into shared memory (cuda::memcpy_async of a 16-byte-aligned
 // size with a block barrier compiles to cp.async.bulk on sm_90, as CUB's merge does since CCCL
-// 3.1): cucatch does not check it yet (its size is a run-time value) but must hand it the
-// untagged source address; a tagged one faults. The output is the same in both builds.
+// 3.1): cucatch checks it for its byte count, a run-time value, and hands it the untagged
+// source address (a tagged one faults). The output is the same in both builds.
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <vector>

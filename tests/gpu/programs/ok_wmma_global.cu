@@ -1,8 +1,8 @@
 // cucatch-expect: clean
 // cucatch-expect-tagged
 // Tensor-core fragments loaded from and stored to global memory (wmma::load_matrix_sync,
-// store_matrix_sync): cucatch does not check them (their footprint depends on layout and stride)
-// but must hand them the untagged address; a tagged one faults. A 32x32 by 32x32 product in
+// store_matrix_sync): cucatch checks each fragment's footprint (from its layout and stride) and
+// hands it the untagged address (a tagged one faults). A 32x32 by 32x32 product in
 // 16x16x16 tiles, one warp per output tile; the checksum is the same in both builds.
 #include <cuda_fp16.h>
 #include <mma.h>
