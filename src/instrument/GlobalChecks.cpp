@@ -511,8 +511,8 @@ class GlobalChecks {
     CheckCode code;
     if (const auto& extent = a.access.extent)
       code = extentCheck(fc_.regs, meta_.at(a.addressRegister), c, printOperand(in.operands.at(extent->operand)),
-                         extent->perUnit, extent->fixed, in.guard ? in.guard->predicate : "",
-                         in.guard && in.guard->negated);
+                         in.operands.at(extent->operand).kind == OperandKind::Name, extent->perUnit, extent->fixed,
+                         in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
     else
       code = safetyCheck(fc_.regs, meta_.at(a.addressRegister), c, in.guard ? in.guard->predicate : "",
                          in.guard && in.guard->negated);
@@ -523,16 +523,26 @@ class GlobalChecks {
 
   // Accesses left unchecked for what the instruction is (a shared-space wmma fragment or bulk
   // copy, a tensor copy, a size not known even at run time) and the memory hints (prefetch, discard,
-  // applypriority) still go to the address the program meant: a tagged pointer's top byte
-  // would send them outside the address space (the GPU faults: a Thrust merge on sm_90 did,
-  // through cp.async.bulk). Every 64-bit register address of such an instruction goes through
-  // its untagged copy; a shared, local or generic address has no tag, and loses nothing.
+  // applypriority, createpolicy's range, a tensor map's fence) still go to the address the
+  // program meant: a tagged pointer's top byte would send them outside the address space (the
+  // GPU faults: a Thrust merge on sm_90 did, through cp.async.bulk). Every 64-bit register
+  // address of such an instruction goes through its untagged copy (an address in the shared or
+  // local window has no tag, and loses nothing), and so does the global address
+  // `tensormap.replace.global_address` writes into a tensor map, which later copies go through.
   void untagUncheckedAddresses() {
     Function& f = fc_.function;
-    static const std::unordered_set<std::string> hints = {"prefetch", "prefetchu", "discard", "applypriority"};
+    static const std::unordered_set<std::string> hints = {"prefetch", "prefetchu", "discard", "applypriority",
+                                                          "createpolicy", "fence"};
     for (size_t i = 0; i < f.body.size(); ++i) {
       auto* in = std::get_if<Instruction>(&f.body[i]);
       if (!in || in->loc.line == 0) continue;  // (cucatch's own statements)
+      if (in->opcode == "tensormap" && in->hasModifier(".global_address") && in->operands.size() > 1 &&
+          in->operands[1].kind == OperandKind::Name && pa_.registers().is64Bit(in->operands[1].text)) {
+        std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+        fc_.edits.before[i] += untagPointer(untagged, in->operands[1].text);
+        in->operands[1].text = untagged;
+        ++fc_.unit.stats.untaggedUnchecked;
+      }
       bool untag = hints.count(in->opcode) != 0;
       if (!untag) {
         std::vector<MemoryAccess> accesses = memoryAccessesOf(*in);

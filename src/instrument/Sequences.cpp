@@ -382,9 +382,10 @@ CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
 }
 
 CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c, const std::string& count,
-                      uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate, bool guardNegated) {
-  std::string bytes = !count.empty() && count[0] == '%' ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(4), count)
-                                                        : fmt::format("mov.u64 {}, {};\n", r.t(4), count);
+                      bool countIsRegister, uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate,
+                      bool guardNegated) {
+  std::string bytes = countIsRegister ? fmt::format("cvt.u64.u32 {}, {};\n", r.t(4), count)
+                                      : fmt::format("mov.u64 {}, {};\n", r.t(4), count);
   if (perUnit != 1) bytes += fmt::format("mul.lo.u64 {0}, {0}, {1};\n", r.t(4), perUnit);
   if (fixed != 0) bytes += fmt::format("add.u64 {0}, {0}, {1};\n", r.t(4), fixed);
   // The limit t2 = size - bytes + 1, or 0 where the verdict is bad or the bytes exceed the
@@ -398,7 +399,8 @@ CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
       "and.b32 {u0}, {meta}, 255;\n"
       "setp.ne.or.u32 {q0}, {u0}, 0, {q0};\n"
       "selp.b64 {t2}, 0, {t2}, {q0};\n"
-      "setp.ge.u64 {q0}, {t1}, {t2};\n",
+      "setp.ge.u64 {q0}, {t1}, {t2};\n"
+      "setp.ne.and.u64 {q0}, {t4}, 0, {q0};\n",
       fmt::arg("t0", r.t(0)), fmt::arg("t1", r.t(1)), fmt::arg("t2", r.t(2)), fmt::arg("t4", r.t(4)),
       fmt::arg("q0", r.q(0)), fmt::arg("u0", r.u(0)), fmt::arg("untagged", c.untagged), fmt::arg("offset", c.offset),
       fmt::arg("base", m.base), fmt::arg("size", m.size), fmt::arg("meta", m.meta));

@@ -138,8 +138,10 @@ CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
 // `count` (a 32-bit register or an immediate) times `perUnit` plus `fixed` bytes, made in t4, from
 // the address on must lie inside the bounds, with a clear verdict. The report gets the bytes as
 // the access's size (at most 2^24 - 1).
+// (`countIsRegister`: else an immediate.) An access of no bytes touches nothing and is never reported.
 CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c, const std::string& count,
-                      uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate, bool guardNegated);
+                      bool countIsRegister, uint64_t perUnit, uint64_t fixed, const std::string& guardPredicate,
+                      bool guardNegated);
 // A check inside a loop whose range check before the loop passed (loopRange*: `inRange`) jumps
 // from just after the untag to `skipLabel`, the end of its inline part.
 std::string skipCheck(const std::string& inRange, const std::string& skipLabel);

@@ -97,7 +97,8 @@ bool bulkCopyAccess(const Instruction& in, MemoryAccess& a) {
   std::vector<std::string_view> spaces;
   for (const auto& m : in.modifiers)
     if (m == ".global" || m.rfind(".shared", 0) == 0) spaces.push_back(m);
-  if (spaces.size() != 2 || in.operands.size() < 3) return false;
+  // (.ignore_oob: up to 15 bytes at either end may lie outside the allocation, by design.)
+  if (spaces.size() != 2 || in.operands.size() < 3 || in.hasModifier(".ignore_oob")) return false;
   bool fromGlobal = spaces[1] == ".global", toGlobal = spaces[0] == ".global";
   if (fromGlobal == toGlobal) return false;
   a.space = Space::Global;

@@ -286,6 +286,9 @@ TEST_CASE("the instruction table: bytes known at run time (wmma fragments, bulk 
   CHECK(out[0].addressOperand == 0);
   CHECK(accessesOf("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], %r2;")[0].kind ==
         AccessKind::Atomic);
+  // .ignore_oob (PTX 9.2): up to 15 bytes at either end may lie outside the allocation: not checked.
+  CHECK(!accessesOf("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob [%r1], [%rd1], %r2, %r4, %r5, [%r3];")[0]
+             .uncheckable.empty());
   // A tensor copy: not checked.
   CHECK(!accessesOf("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];")[0]
              .uncheckable.empty());
