@@ -527,8 +527,9 @@ class GlobalChecks {
   // program meant: a tagged pointer's top byte would send them outside the address space (the
   // GPU faults: a Thrust merge on sm_90 did, through cp.async.bulk). Every 64-bit register
   // address of such an instruction goes through its untagged copy (an address in the shared or
-  // local window has no tag, and loses nothing), and so does the global address
-  // `tensormap.replace.global_address` writes into a tensor map, which later copies go through.
+  // local window has no tag, and loses nothing), and so do the global address
+  // `tensormap.replace.global_address` writes into a tensor map, which later copies go through,
+  // and the address `isspacep` asks about.
   void untagUncheckedAddresses() {
     Function& f = fc_.function;
     static const std::unordered_set<std::string> hints = {"prefetch", "prefetchu", "discard", "applypriority",
@@ -536,8 +537,11 @@ class GlobalChecks {
     for (size_t i = 0; i < f.body.size(); ++i) {
       auto* in = std::get_if<Instruction>(&f.body[i]);
       if (!in || in->loc.line == 0) continue;  // (cucatch's own statements)
-      if (in->opcode == "tensormap" && in->hasModifier(".global_address") && in->operands.size() > 1 &&
-          in->operands[1].kind == OperandKind::Name && pa_.registers().is64Bit(in->operands[1].text)) {
+      // (isspacep asks which window an address is in: a tagged global pointer's top byte puts it
+      // in none, where the program's own pointer is global.)
+      bool valueIsAddress = (in->opcode == "tensormap" && in->hasModifier(".global_address")) || in->opcode == "isspacep";
+      if (valueIsAddress && in->operands.size() > 1 && in->operands[1].kind == OperandKind::Name &&
+          pa_.registers().is64Bit(in->operands[1].text)) {
         std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
         fc_.edits.before[i] += untagPointer(untagged, in->operands[1].text);
         in->operands[1].text = untagged;
