@@ -267,11 +267,6 @@ std::optional<std::vector<size_t>> recomputed(const Expr& e, size_t from) {
   return std::vector<size_t>(out.begin(), out.end());
 }
 
-bool mayNotComeBack(const Instruction& in) {
-  return in.opcode == "call" || in.opcode == "exit" || in.opcode == "ret" || in.opcode == "trap" ||
-         in.opcode == "brkpt";
-}
-
 }  // namespace
 
 std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg, const RegisterFile& registers,

@@ -124,8 +124,7 @@ std::vector<std::vector<const AccessSite*>> FunctionChecks::coalescedGroups(
       }
     }
     if (!in) continue;
-    const std::string& op = in->opcode;
-    if (op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt") {
+    if (mayNotComeBack(*in)) {
       open.clear();
       continue;
     }

@@ -111,7 +111,7 @@ class GlobalChecks {
     untagUncheckedAddresses();
     if (checked.empty() && arguments.empty()) {
       if (untaggedCount_) {
-        fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
+        declareUntagged();
         fc_.markRewritten();
       }
       return;
@@ -239,14 +239,14 @@ class GlobalChecks {
       }
     }
     passMetadata(arguments);
-    // An access whose range a dominating check covered only goes through the untagged pointer.
     // An access whose bytes are known only at run time (a bulk copy, a wmma fragment) gets a
     // check of its own: none of the range reasoning below knows its span.
     std::erase_if(checked, [&](const AccessSite* a) {
       if (!a->access.extent) return false;
-      add(*a, check(*a, fmt::format("{}a{}", kMetaPrefix, untaggedCount_++)), "");
+      add(*a, check(*a, freshUntagged()), "");
       return true;
     });
+    // An access whose range a dominating check covered only goes through the untagged pointer.
     std::vector<bool> dominated = fc_.dominatedByCheck(checked);
     std::vector<const AccessSite*> own;
     for (size_t i = 0; i < checked.size(); ++i) {
@@ -255,9 +255,7 @@ class GlobalChecks {
         continue;
       }
       const AccessSite& a = *checked[i];
-      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
-      fc_.edits.before[a.statement] += untagPointer(untagged, a.addressRegister);
-      std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand].text = untagged;
+      throughUntagged(a.statement, std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand]);
       fc_.addDominated(a);
     }
     std::unordered_map<const AccessSite*, std::string> inRangeOf = loopRangeChecks(own);
@@ -285,7 +283,7 @@ class GlobalChecks {
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string guard = in.guard ? in.guard->predicate : "";
       bool negated = in.guard && in.guard->negated;
-      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      std::string untagged = freshUntagged();
       if (group.size() == 1) {
         add(first, check(first, untagged), inRange);
         continue;
@@ -302,7 +300,7 @@ class GlobalChecks {
     }
 
     fc_.declarations += declareMetadata(kMetaPrefix, n64, n32);
-    if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
+    declareUntagged();
     if (loopCount_) fc_.declarations += fmt::format(".reg .pred {}lr<{}>;\n", kMetaPrefix, loopCount_);
     for (size_t i = 0; i < recomputedTypes_.size(); ++i)
       fc_.declarations += fmt::format(".reg {} {}fam{};\n", recomputedTypes_[i], kMetaPrefix, i);
@@ -534,34 +532,29 @@ class GlobalChecks {
     Function& f = fc_.function;
     static const std::unordered_set<std::string> hints = {"prefetch", "prefetchu", "discard", "applypriority",
                                                           "createpolicy", "fence"};
+    // Statements all of whose accesses are unchecked for what the instruction is.
+    std::unordered_map<size_t, bool> allUnchecked;
+    for (const AccessSite& a : pa_.accesses()) {
+      bool unchecked = !a.access.uncheckable.empty() || (a.access.size == 0 && !a.access.extent);
+      allUnchecked.try_emplace(a.statement, true).first->second &= unchecked;
+    }
+    auto untag = [&](size_t statement, Operand& o) {
+      if (o.text.empty() || !pa_.registers().is64Bit(o.text)) return;
+      throughUntagged(statement, o);
+      ++fc_.unit.stats.untaggedUnchecked;
+    };
     for (size_t i = 0; i < f.body.size(); ++i) {
       auto* in = std::get_if<Instruction>(&f.body[i]);
       if (!in || in->loc.line == 0) continue;  // (cucatch's own statements)
       // (isspacep asks which window an address is in: a tagged global pointer's top byte puts it
       // in none, where the program's own pointer is global.)
       bool valueIsAddress = (in->opcode == "tensormap" && in->hasModifier(".global_address")) || in->opcode == "isspacep";
-      if (valueIsAddress && in->operands.size() > 1 && in->operands[1].kind == OperandKind::Name &&
-          pa_.registers().is64Bit(in->operands[1].text)) {
-        std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
-        fc_.edits.before[i] += untagPointer(untagged, in->operands[1].text);
-        in->operands[1].text = untagged;
-        ++fc_.unit.stats.untaggedUnchecked;
-      }
-      bool untag = hints.count(in->opcode) != 0;
-      if (!untag) {
-        std::vector<MemoryAccess> accesses = memoryAccessesOf(*in);
-        untag = !accesses.empty() && std::all_of(accesses.begin(), accesses.end(), [](const MemoryAccess& m) {
-          return !m.uncheckable.empty() || (m.size == 0 && !m.extent);
-        });
-      }
-      if (!untag) continue;
-      for (Operand& o : in->operands) {
-        if (o.kind != OperandKind::Address || o.text.empty() || !pa_.registers().is64Bit(o.text)) continue;
-        std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
-        fc_.edits.before[i] += untagPointer(untagged, o.text);
-        o.text = untagged;
-        ++fc_.unit.stats.untaggedUnchecked;
-      }
+      if (valueIsAddress && in->operands.size() > 1 && in->operands[1].kind == OperandKind::Name)
+        untag(i, in->operands[1]);
+      auto unchecked = allUnchecked.find(i);
+      if (!hints.count(in->opcode) && (unchecked == allUnchecked.end() || !unchecked->second)) continue;
+      for (Operand& o : in->operands)
+        if (o.kind == OperandKind::Address) untag(i, o);
     }
   }
 
@@ -600,7 +593,7 @@ class GlobalChecks {
       Site site = siteOf(e);
       CheckSite c = fc_.checkSite(e, site);
       c.pointer = pointer;
-      c.untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
+      c.untagged = freshUntagged();
       CheckCode checked = safetyCheck(fc_.regs, meta_.at(first.addressRegister), c, "", false);
       code += checked.inlined;
       fc_.outOfLine += checked.outOfLine;
@@ -611,11 +604,22 @@ class GlobalChecks {
       checkAt(*family.highest, addressOf(*family.highest, family.highestRecomputed));
     fc_.edits.before[first.statement] += code;
     for (const AccessSite* m : family.members) {
-      std::string untagged = fmt::format("{}a{}", kMetaPrefix, untaggedCount_++);
-      fc_.edits.before[m->statement] += untagPointer(untagged, m->addressRegister);
-      std::get<Instruction>(f.body[m->statement]).operands[m->access.addressOperand].text = untagged;
+      throughUntagged(m->statement, std::get<Instruction>(f.body[m->statement]).operands[m->access.addressOperand]);
       if (m != family.lowest && m != family.highest) fc_.addFamilyMember(*m);
     }
+  }
+
+  // A register of its own for an untagged pointer (%__cc_a<i>).
+  std::string freshUntagged() { return fmt::format("{}a{}", kMetaPrefix, untaggedCount_++); }
+  // Address operand `o` of statement `statement` goes through an untagged copy of its register,
+  // made just before the statement.
+  void throughUntagged(size_t statement, Operand& o) {
+    std::string untagged = freshUntagged();
+    fc_.edits.before[statement] += untagPointer(untagged, o.text);
+    o.text = untagged;
+  }
+  void declareUntagged() {
+    if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
   }
 
   // [sym+offset] into a module variable of known size, entirely inside it: no runtime check

@@ -352,6 +352,32 @@ std::string untagPointer(const std::string& untagged, const std::string& pointer
   return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
 }
 
+namespace {
+
+// The out-of-line part of a global check that failed: the values the report block reads, in
+// fixed registers, then the branch to it (it never comes back). `info` sets u3, the info word.
+// (The address is computed again here: the fast path's t0 would otherwise have to be copied to
+// where the report block reads it, on the fast path.)
+std::string globalFailingPart(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c, const std::string& info) {
+  return fmt::format(
+      "{label}:\n"
+      "add.s64 {t0}, {untagged}, {offset};\n"
+      "mov.u32 {u2}, {site};\n"
+      "{info}"
+      "mov.b64 {t3}, {ptr};\n"
+      "mov.b64 {t6}, {base};\n"
+      "mov.b64 {t7}, {size};\n"
+      "mov.b32 {u1}, {meta};\n"
+      "bra.uni {report};\n",
+      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("untagged", c.untagged),
+      fmt::arg("offset", c.offset), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("info", info),
+      fmt::arg("t3", r.t(3)), fmt::arg("ptr", c.pointer), fmt::arg("t6", r.t(6)), fmt::arg("base", m.base),
+      fmt::arg("t7", r.t(7)), fmt::arg("size", m.size), fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta),
+      fmt::arg("report", kReportLabel));
+}
+
+}  // namespace
+
 CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated) {
   // Fast path: untag, then globalViolation. The pointer's tag is only decoded in the report
@@ -360,24 +386,8 @@ CheckCode safetyCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
   code.inlined = untagPointer(c.untagged, c.pointer) + globalViolation(r, m, c.untagged, c.offset, c.size) +
                  guardViolation(r, guardPredicate, guardNegated) + violationBranch(r, c.label);
   // A violating thread hands the report its values in fixed registers and branches to the
-  // function's report block, which never comes back. (The address is computed again here: the
-  // fast path's t0 would otherwise have to be copied to where the report block reads it, on
-  // the fast path.)
-  code.outOfLine = fmt::format(
-      "{label}:\n"
-      "add.s64 {t0}, {untagged}, {offset};\n"
-      "mov.u32 {u2}, {site};\n"
-      "mov.u32 {u3}, {info};\n"
-      "mov.b64 {t3}, {ptr};\n"
-      "mov.b64 {t6}, {base};\n"
-      "mov.b64 {t7}, {size};\n"
-      "mov.b32 {u1}, {meta};\n"
-      "bra.uni {report};\n",
-      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("untagged", c.untagged),
-      fmt::arg("offset", c.offset), fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("u3", r.u(3)),
-      fmt::arg("info", (c.size << 8) | c.accessFlags), fmt::arg("t3", r.t(3)), fmt::arg("ptr", c.pointer),
-      fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)), fmt::arg("size", m.size),
-      fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
+  // function's report block, which never comes back.
+  code.outOfLine = globalFailingPart(r, m, c, fmt::format("mov.u32 {}, {};\n", r.u(3), (c.size << 8) | c.accessFlags));
   return code;
 }
 
@@ -407,24 +417,14 @@ CheckCode extentCheck(const FunctionRegs& r, const MetadataRegs& m, const CheckS
   CheckCode code;
   code.inlined = untagPointer(c.untagged, c.pointer) + bytes + test + guardViolation(r, guardPredicate, guardNegated) +
                  violationBranch(r, c.label);
-  code.outOfLine = fmt::format(
-      "{label}:\n"
-      "add.s64 {t0}, {untagged}, {offset};\n"
-      "mov.u32 {u2}, {site};\n"
-      "min.u64 {t5}, {t4}, 16777215;\n"
-      "cvt.u32.u64 {u3}, {t5};\n"
-      "shl.b32 {u3}, {u3}, 8;\n"
-      "or.b32 {u3}, {u3}, {flags};\n"
-      "mov.b64 {t3}, {ptr};\n"
-      "mov.b64 {t6}, {base};\n"
-      "mov.b64 {t7}, {size};\n"
-      "mov.b32 {u1}, {meta};\n"
-      "bra.uni {report};\n",
-      fmt::arg("label", c.label), fmt::arg("t0", r.t(0)), fmt::arg("untagged", c.untagged), fmt::arg("offset", c.offset),
-      fmt::arg("u2", r.u(2)), fmt::arg("site", c.site), fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)),
-      fmt::arg("u3", r.u(3)), fmt::arg("flags", c.accessFlags), fmt::arg("t3", r.t(3)), fmt::arg("ptr", c.pointer),
-      fmt::arg("t6", r.t(6)), fmt::arg("base", m.base), fmt::arg("t7", r.t(7)), fmt::arg("size", m.size),
-      fmt::arg("u1", r.u(1)), fmt::arg("meta", m.meta), fmt::arg("report", kReportLabel));
+  // The info word's size is the bytes (t4), at most 2^24 - 1.
+  code.outOfLine = globalFailingPart(
+      r, m, c,
+      fmt::format("min.u64 {t5}, {t4}, 16777215;\n"
+                  "cvt.u32.u64 {u3}, {t5};\n"
+                  "shl.b32 {u3}, {u3}, 8;\n"
+                  "or.b32 {u3}, {u3}, {flags};\n",
+                  fmt::arg("t4", r.t(4)), fmt::arg("t5", r.t(5)), fmt::arg("u3", r.u(3)), fmt::arg("flags", c.accessFlags)));
   return code;
 }
 

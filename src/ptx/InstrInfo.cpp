@@ -217,6 +217,11 @@ std::vector<MemoryAccess> memoryAccessesOf(const Instruction& in) {
   return out;
 }
 
+bool mayNotComeBack(const Instruction& in) {
+  const std::string& op = in.opcode;
+  return op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt";
+}
+
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f) {
   const std::string& op = in.opcode;
   static constexpr std::string_view kNoDestination[] = {

@@ -64,6 +64,11 @@ struct CallShape {
 };
 CallShape callShape(const Instruction& in);
 
+// Whether control may not come back to the statement after `in`: a call (it may never return),
+// exit, ret, trap, brkpt. Straight-line code with none of them between two statements runs the
+// second whenever it runs the first.
+bool mayNotComeBack(const Instruction& in);
+
 // Registers written by an instruction (destination operands), by name.
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f);
 
