@@ -127,11 +127,18 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"frame bases", s.liveFrameBases,
        "generic pointers of unknown origin in kernels bounded by the kernel's own frame where isspacep places them in "
        "local memory (use after scope)"},
+      {"frame table", s.frameTableFunctions, "device functions given their thread's frame table (FrameTable.h)"},
+      {"table kernels", s.frameTableKernels, "kernels that make a frame table for the device functions they call"},
+      {"table pushes", s.frameTablePushes, "local variables and alloca'd blocks recorded in the frame table"},
+      {"table bases", s.frameTableBases,
+       "generic pointers of unknown origin in device functions looked up in the frame table where isspacep places "
+       "them in local memory (use after scope)"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
       {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };
   for (const auto& [label, n, what] : counts)
     if (n) fmt::print(stderr, "  {:<13}{:>6}  {}\n", label, n, what);
+  if (!s.frameTableOff.empty()) fmt::print(stderr, "  no frame table: {}\n", s.frameTableOff);
   for (const auto& k : r.kernels) {
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);

@@ -11,6 +11,7 @@
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
 #include "instrument/BodyEdit.h"
+#include "instrument/FrameTable.h"
 #include "instrument/MetadataParams.h"
 #include "instrument/Sequences.h"
 #include "instrument/Unit.h"
@@ -54,6 +55,8 @@ struct CheckOptions {
   // The module's functions whose pointer parameters take their metadata from their callers
   // (MetadataParams.h); none where null.
   const MetadataParams* metadataParams = nullptr;
+  // The device functions given their thread's frame table (FrameTable.h); none where null.
+  const FrameTable* frameTable = nullptr;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.

@@ -132,7 +132,10 @@ class GlobalChecks {
     if (fc_.options.sharedWindowKnown && !windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
     if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
       uint64_t bytes = bound->frame.empty() ? 0 : symbols_.at(bound->frame).size;
-      liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false)};
+      liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false), "", ""};
+    } else if (fc_.options.frameTable && fc_.options.frameTable->takes(fc_.function.name)) {
+      // A device function: the frames live on its thread's stack are those of its table.
+      liveFrames_ = LiveFrames{true, "", 0, 0, FrameTableRegs{}.table, frameLookupName(fc_.unit.unit)};
     }
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.
@@ -229,7 +232,7 @@ class GlobalChecks {
                                                    frames ? liveFrames_ : LiveFrames{});
             ++result.stats.metadataReads;
             result.stats.sharedWindowBases += window;
-            result.stats.liveFrameBases += frames;
+            countLiveFrames(frames);
           }
           break;
         }
@@ -369,6 +372,7 @@ class GlobalChecks {
         }
         text += readMetadata(fc_.regs, from, value, "", fc_.newLabel("direct"), fc_.options.deviceHeapEntries,
                              fc_.options.sharedWindowKnown ? fc_.options.dynamicShared : "", liveFrames_);
+        countLiveFrames(liveFrames_.on);
         if (fc_.options.sharedWindowKnown) fc_.useSharedWindow(fc_.options.dynamicShared);
         scratchDeclared = true;
         ++fc_.unit.stats.metadataReads;
@@ -419,13 +423,22 @@ class GlobalChecks {
       case Space::Const: o.objectSpace = "const"; break;
       case Space::Local:
         // A frame is its function's (the report says whose).
-        o.objectSpace = "local";
-        o.function = sourceFunctionName(fc_.function);
-        o.entry = fc_.function.isEntry;
-        break;
+        return fc_.unit.objectId(localFrameObject(fc_.function, symbol, bytes));
       default: o.objectSpace = "global"; break;
     }
     return fc_.unit.objectId(o);
+  }
+
+  // A metadata read bounded by the live frames (`frames`): counted, and where it looks them up in
+  // the frame table, the unit defines the lookup.
+  void countLiveFrames(bool frames) {
+    if (!frames) return;
+    if (liveFrames_.table.empty()) {
+      ++fc_.unit.stats.liveFrameBases;
+    } else {
+      ++fc_.unit.stats.frameTableBases;
+      fc_.unit.usesFrameLookup = true;
+    }
   }
 
   // Unknown metadata for `d` (into `to`), remembered: a callee given its register cannot be

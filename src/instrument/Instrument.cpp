@@ -2,6 +2,7 @@
 
 #include "instrument/DeviceHeap.h"
 #include "instrument/ExternalCalls.h"
+#include "instrument/FrameTable.h"
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
 #include "instrument/LocalChecks.h"
@@ -43,6 +44,8 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
   const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
   checkOptions.metadataParams = &metadataParams;
+  const FrameTable frameTable = frameTableOf(module, options.wholeProgram);
+  checkOptions.frameTable = &frameTable;
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     FunctionChecks checks(*f, symbols, unit, checkOptions);
@@ -52,6 +55,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     checks.finish();
   }
   addMetadataParams(module, metadataParams);
+  addFrameTable(module, frameTable, symbols, unit);
   // After the checks, which refuse functions that already use cucatch's register names.
   untagExternalCallArguments(module, unit, checkOptions.deviceHeapEntries);
   unit.kernels = kernelsOf(module);

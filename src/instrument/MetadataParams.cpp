@@ -18,14 +18,13 @@ namespace {
 
 constexpr const char* kSuffixes[] = {"__cc_b", "__cc_s", "__cc_m"};
 
-// Whether another unit may call `f` (or define it in place of this one).
+}  // namespace
+
 bool callableFromElsewhere(const Function& f, bool wholeProgram) {
   return std::any_of(f.linkage.begin(), f.linkage.end(), [&](const std::string& l) {
     return (l == ".visible" && !wholeProgram) || l == ".weak" || l == ".extern" || l == ".common";
   });
 }
-
-}  // namespace
 
 bool isScalar64Param(const VariableDecl& p) {
   if (p.declarators.size() != 1 || !p.declarators[0].dimensions.empty()) return false;
@@ -35,11 +34,6 @@ bool isScalar64Param(const VariableDecl& p) {
   return t == ".b64" || t == ".u64" || t == ".s64";
 }
 
-namespace {
-
-// Every name the module's instructions use, except as the callee of a direct call; and the
-// names module-level initializers and aliases mention. A function among them may be reached
-// by other means than the calls the rewrite sees.
 std::unordered_set<std::string> namesUsedOtherwise(const Module& module) {
   std::unordered_set<std::string> used;
   std::function<void(const Operand&)> visit = [&](const Operand& o) {
@@ -77,8 +71,6 @@ std::unordered_set<std::string> namesUsedOtherwise(const Module& module) {
   return used;
 }
 
-// A parameter list's last parameter is an unsized array in a variadic function
-// (`.param .align 8 .b8 %VAParam[]`): it must stay last, no parameter can follow it.
 bool hasUnsizedArray(const std::optional<ParamList>& params) {
   if (!params) return false;
   for (const auto& p : params->params)
@@ -87,6 +79,8 @@ bool hasUnsizedArray(const std::optional<ParamList>& params) {
         if (!dim || dim->empty()) return true;
   return false;
 }
+
+namespace {
 
 size_t parameterCountOf(const std::optional<ParamList>& params) { return params ? params->params.size() : 0; }
 

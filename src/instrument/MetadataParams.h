@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/PointerAnalysis.h"
@@ -61,6 +62,19 @@ struct MetadataParams {
   // metadata word (.b32); empty where `param` gets none.
   std::vector<std::string> of(const std::string& function, const std::string& param) const;
 };
+
+// Whether another unit may call `f` (or define it in place of this one): .visible (unless
+// `wholeProgram`), .weak, .extern or .common.
+bool callableFromElsewhere(const ptx::Function& f, bool wholeProgram);
+
+// Every name the module's instructions use, except as the callee of a direct call; and the
+// names module-level initializers and aliases mention. A function among them may be reached
+// by other means than the calls a rewrite sees (its address is taken).
+std::unordered_set<std::string> namesUsedOtherwise(const ptx::Module& module);
+
+// A parameter list's last parameter is an unsized array in a variadic function
+// (`.param .align 8 .b8 %VAParam[]`): it must stay last, no parameter can follow it.
+bool hasUnsizedArray(const std::optional<ptx::ParamList>& params);
 
 // A 64-bit scalar parameter (`.param .b64 name`, no array, no .ptr attribute): where a function
 // reached from code that does not know its body takes metadata (MetadataParams' rule by type).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/cucatch_abi.h"
@@ -165,7 +166,30 @@ std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynam
 // bounded by the kernel's own frame, the only local memory live while the kernel itself runs;
 // where it has none, by an empty range at abi::kNoLiveLocal, above every address. No table
 // describes local memory, and the table walk gave it entry 0, which passes everything there.
-std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames) {
+std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames, const std::string& skip) {
+  if (!frames.table.empty()) {
+    // A device function: the frames live on the thread's stack are in its frame table (where
+    // the function was given one). The lookup runs only for a pointer in the local window.
+    return fmt::format(
+        "isspacep.local {q2}, {t1};\n"
+        "setp.ne.and.u64 {q2}, {table}, 0, {q2};\n"
+        "@!{q2} bra {skip};\n"
+        "{{\n"
+        ".param .b64 __cc_fl_table;\n"
+        ".param .b64 __cc_fl_address;\n"
+        ".param .align 8 .b8 __cc_fl_bounds[24];\n"
+        "st.param.b64 [__cc_fl_table], {table};\n"
+        "st.param.b64 [__cc_fl_address], {t1};\n"
+        "call (__cc_fl_bounds), {lookup}, (__cc_fl_table, __cc_fl_address);\n"
+        "ld.param.b64 {t6}, [__cc_fl_bounds];\n"
+        "ld.param.b64 {t7}, [__cc_fl_bounds+8];\n"
+        "ld.param.b32 {u5}, [__cc_fl_bounds+16];\n"
+        "}}\n"
+        "{skip}:\n",
+        fmt::arg("q2", r.q(2)), fmt::arg("t1", r.t(1)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)),
+        fmt::arg("u5", r.u(5)), fmt::arg("table", frames.table), fmt::arg("lookup", frames.lookup),
+        fmt::arg("skip", skip));
+  }
   std::string base = frames.frame.empty()
                          ? fmt::format("@{} mov.u64 {}, {};\n", r.q(2), r.t(6), abi::kNoLiveLocal)
                          : fmt::format("@{0} mov.u64 {1}, {2};\n@{0} cvta.local.u64 {1}, {1};\n", r.q(2), r.t(6), frames.frame);
@@ -292,7 +316,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("temporalTags", abi::kLastTemporalTag - abi::kFirstTemporalTag + 1),
       fmt::arg("bad", abi::kMetaVerdictBad), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
       fmt::arg("window", (dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)) +
-                             (frames.on ? liveFramesMetadata(r, frames) : std::string())));
+                             (frames.on ? liveFramesMetadata(r, frames, directLabel + "_frames") : std::string())));
 }
 
 namespace {
@@ -1079,6 +1103,153 @@ std::string moduleDeclarations() {
       ".weak .global .align 4 .u32 {marker} = {version};\n",
       fmt::arg("state", CUCATCH_STATE_SYMBOL), fmt::arg("bytes", abi::kStateBytes),
       fmt::arg("marker", CUCATCH_MARKER_SYMBOL), fmt::arg("version", abi::kAbiVersion));
+}
+
+std::string frameTablePrologue(const FrameTableRegs& t, const std::string& variable, const std::string& parameter) {
+  std::string text = fmt::format(".reg .b64 {table}, %__cc_fte, %__cc_fta;\n.reg .b32 {depth}, %__cc_ftn, %__cc_ftw;\n"
+                                 ".reg .pred {has}, %__cc_ftq;\n",
+                                 fmt::arg("table", t.table), fmt::arg("depth", t.depthAtEntry), fmt::arg("has", t.has));
+  if (!variable.empty())
+    return text + fmt::format("mov.u64 {table}, {variable};\nsetp.ne.u64 {has}, {table}, 0;\n"
+                              "st.local.u64 [{table}], 0;\n",
+                              fmt::arg("table", t.table), fmt::arg("variable", variable), fmt::arg("has", t.has));
+  return text + fmt::format("ld.param.u64 {table}, [{parameter}];\nsetp.ne.u64 {has}, {table}, 0;\n",
+                            fmt::arg("table", t.table), fmt::arg("parameter", parameter), fmt::arg("has", t.has));
+}
+
+std::string frameTableSaveDepth(const FrameTableRegs& t) {
+  return fmt::format("mov.u32 {depth}, 0;\n@{has} ld.local.u32 {depth}, [{table}];\n", fmt::arg("depth", t.depthAtEntry),
+                     fmt::arg("has", t.has), fmt::arg("table", t.table));
+}
+
+namespace {
+
+// Pushes the entry in %__cc_fte: written where the table has room, the depth and the count of
+// entries written raised either way (so that the returns past the capacity restore it).
+std::string frameTablePush(const FrameTableRegs& t) {
+  return fmt::format(
+      "@{has} ld.local.v2.u32 {{%__cc_ftn, %__cc_ftw}}, [{table}];\n"
+      "setp.lt.u32 %__cc_ftq, %__cc_ftn, {entries};\n"
+      "and.pred %__cc_ftq, %__cc_ftq, {has};\n"
+      "mul.wide.u32 %__cc_fta, %__cc_ftn, 8;\n"
+      "add.s64 %__cc_fta, %__cc_fta, {table};\n"
+      "@%__cc_ftq st.local.u64 [%__cc_fta+8], %__cc_fte;\n"
+      "add.u32 %__cc_ftn, %__cc_ftn, 1;\n"
+      "max.u32 %__cc_ftw, %__cc_ftw, %__cc_ftn;\n"
+      "@{has} st.local.v2.u32 [{table}], {{%__cc_ftn, %__cc_ftw}};\n",
+      fmt::arg("has", t.has), fmt::arg("table", t.table), fmt::arg("entries", kFrameTableEntries));
+}
+
+}  // namespace
+
+std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId) {
+  const uint64_t high = std::min<uint64_t>(bytes, 0xFFFFFF) << 32 | static_cast<uint64_t>(objectId) << 56;
+  return fmt::format("mov.u64 %__cc_fte, {symbol};\nand.b64 %__cc_fte, %__cc_fte, 4294967295;\n"
+                     "or.b64 %__cc_fte, %__cc_fte, {high};\n",
+                     fmt::arg("symbol", symbol), fmt::arg("high", high)) +
+         frameTablePush(t);
+}
+
+std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister) {
+  return fmt::format("min.u64 %__cc_fta, {size}, 16777215;\nshl.b64 %__cc_fta, %__cc_fta, 32;\n"
+                     "and.b64 %__cc_fte, {start}, 4294967295;\nor.b64 %__cc_fte, %__cc_fte, %__cc_fta;\n",
+                     fmt::arg("size", sizeRegister), fmt::arg("start", start)) +
+         frameTablePush(t);
+}
+
+std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std::optional<size_t> pushed) {
+  // (Whether there is a table is asked again here, not kept from entry: a predicate live across
+  // the function's calls costs stack in a recursive one.)
+  const std::string when = "%__cc_ftq";
+  std::string text = fmt::format("setp.ne.u64 {}, {}, 0;\n", when, t.table);
+  if (!guard.empty()) {
+    // "@%p " / "@!%p ": the return's predicate, and whether it is negated.
+    const bool negated = guard[1] == '!';
+    const std::string predicate = guard.substr(negated ? 2 : 1, guard.size() - (negated ? 3 : 2));
+    text += fmt::format("and.pred {0}, {0}, {1}{2};\n", when, negated ? "!" : "", predicate);
+  }
+  if (!pushed)
+    return text + fmt::format("@{} st.local.u32 [{}], {};\n", when, t.table, t.depthAtEntry);
+  return text + fmt::format("@{when} ld.local.u32 %__cc_ftn, [{table}];\n@{when} sub.u32 %__cc_ftn, %__cc_ftn, {n};\n"
+                            "@{when} st.local.u32 [{table}], %__cc_ftn;\n",
+                            fmt::arg("when", when), fmt::arg("table", t.table), fmt::arg("n", *pushed));
+}
+
+std::string frameLookupName(uint32_t unit) { return fmt::format("__cucatch_frame_lookup_{:08x}", unit); }
+
+std::string frameLookupFunction(uint32_t unit) {
+  // %t1 the address as a local one; %u0 the depth, %u1 the entries written, %u2 the live
+  // entries recorded, %u3 the index; %t3 an entry, %t4 its start, %t5 its size.
+  auto match = [](const char* again) {
+    return fmt::format(
+        "mul.wide.u32 %t2, %u3, 8;\n"
+        "add.s64 %t2, %t2, %t0;\n"
+        "ld.local.u64 %t3, [%t2+8];\n"
+        "add.u32 %u3, %u3, 1;\n"
+        "and.b64 %t4, %t3, 4294967295;\n"
+        "bfe.u64 %t5, %t3, 32, 24;\n"
+        "sub.s64 %t2, %t1, %t4;\n"
+        "setp.lt.u64 %p1, %t2, %t5;\n"
+        "@!%p1 bra {again};\n"
+        "shr.u64 %t3, %t3, 56;\n"
+        "cvt.u32.u64 %u4, %t3;\n"
+        "shl.b32 %u4, %u4, {tagShift};\n",
+        fmt::arg("again", again), fmt::arg("tagShift", abi::kMetaTagShift));
+  };
+  const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
+  return fmt::format(
+      ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, "
+      ".param .b64 __cc_address)\n"
+      "{{\n"
+      ".reg .b64 %t<6>;\n"
+      ".reg .b32 %u<5>;\n"
+      ".reg .pred %p<2>;\n"
+      "ld.param.u64 %t0, [__cc_table];\n"
+      "ld.param.u64 %t1, [__cc_address];\n"
+      "cvta.to.local.u64 %t1, %t1;\n"
+      "ld.local.v2.u32 {{%u0, %u1}}, [%t0];\n"
+      "min.u32 %u2, %u0, {entries};\n"
+      "min.u32 %u1, %u1, {entries};\n"
+      "mov.u32 %u3, 0;\n"
+      "$live:\n"
+      "setp.ge.u32 %p0, %u3, %u2;\n"
+      "@%p0 bra $dead;\n"
+      "{matchLive}"
+      "or.b32 %u4, %u4, {state};\n"
+      "bra.uni $found;\n"
+      // Not in a live frame recorded. Where frames past the capacity are live, it may be in one.
+      "$dead:\n"
+      "setp.gt.u32 %p0, %u0, {entries};\n"
+      "@%p0 bra $unknown;\n"
+      // In a frame that has returned: the nearest the table still holds there, the most recent
+      // return from this depth first.
+      "mov.u32 %u3, %u0;\n"
+      "$returned:\n"
+      "setp.ge.u32 %p0, %u3, %u1;\n"
+      "@%p0 bra $none;\n"
+      "{matchReturned}"
+      "or.b32 %u4, %u4, {dead};\n"
+      "$found:\n"
+      "cvta.local.u64 %t4, %t4;\n"
+      "st.param.b64 [__cc_bounds], %t4;\n"
+      "st.param.b64 [__cc_bounds+8], %t5;\n"
+      "st.param.b32 [__cc_bounds+16], %u4;\n"
+      "ret;\n"
+      "$none:\n"
+      "st.param.b64 [__cc_bounds], {noLive};\n"
+      "st.param.b64 [__cc_bounds+8], 0;\n"
+      "st.param.b32 [__cc_bounds+16], {dead};\n"
+      "ret;\n"
+      "$unknown:\n"
+      "st.param.b64 [__cc_bounds], 0;\n"
+      "st.param.b64 [__cc_bounds+8], {all};\n"
+      "st.param.b32 [__cc_bounds+16], {live};\n"
+      "ret;\n"
+      "}}\n",
+      fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries),
+      fmt::arg("matchLive", match("$live")), fmt::arg("matchReturned", match("$returned")), fmt::arg("state", state),
+      fmt::arg("dead", state | abi::kMetaVerdictBad), fmt::arg("noLive", abi::kNoLiveLocal),
+      fmt::arg("all", kUnknownSize), fmt::arg("live", kLiveMeta));
 }
 
 }  // namespace cucatch::instrument

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,11 +84,16 @@ std::string localCvtaMetadata(const FunctionRegs& r, const MetadataRegs& to, con
 // that has returned, fails as a use after scope.
 // `directLabel` is a fresh label (where direct-index pointers skip the shadow walk).
 // `heapEntries` says how a device-heap block's entry is read (DeviceHeapEntries).
+// In a device function given its thread's frame table (FrameTable.h), `table` is the register
+// that holds it and `lookup` the unit's lookup function (frameLookupFunction): the pointer's
+// bounds are the live frame it is in, or, where it is in none, the frame that returned there
+// (abi::kMetaStateFrameTable).
 struct LiveFrames {
   bool on = false;
   std::string frame;     // the live frame's symbol; empty: no local address is live
   uint64_t bytes = 0;    // its size
   uint8_t objectId = 0;  // the frame's object in the unit (UnitResult::objectId), for the report
+  std::string table, lookup;
 };
 std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& pointer,
                          const std::string& guard, const std::string& directLabel, DeviceHeapEntries heapEntries,
@@ -263,6 +269,40 @@ struct HeapWrappers {
   std::string prototypes, definitions;
 };
 HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t unit);
+
+// The frame table (FrameTable.h): a thread's record of the frames and alloca'd blocks live on
+// its stack, in its kernel's local memory. Entries are 64-bit: local start (bits 0..31), size
+// (32..55), the frame's object in the unit (56..63, UnitResult::objectId; 0 for a block);
+// after a header of depth (frames pushed, also past the capacity) and how many entries were
+// ever written (those at and past the depth are frames that have returned).
+inline constexpr unsigned kFrameTableEntries = 8;
+inline constexpr unsigned kFrameTableBytes = 8 + 8 * kFrameTableEntries;
+// The registers a function with a table uses: the table's local address, whether it has one
+// (a caller without one passes 0), the depth at entry, and scratch.
+struct FrameTableRegs {
+  std::string table = "%__cc_ft", has = "%__cc_ftp", depthAtEntry = "%__cc_ftd";
+};
+// Declarations of those registers, and the table at function entry: a kernel's own (`variable`,
+// the .local array it declares for it; emptied), or a device function's from its parameter.
+std::string frameTablePrologue(const FrameTableRegs& t, const std::string& variable, const std::string& parameter);
+// At entry, after the prologue, in a function that pushes a number of entries known only at run
+// time (it makes an alloca): the depth its returns restore.
+std::string frameTableSaveDepth(const FrameTableRegs& t);
+// Pushes an entry: a local variable's bounds (`symbol`, `bytes`, `objectId`), or an alloca's
+// block (its local address `start` and size `sizeRegister`, a .u64 register).
+std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId);
+std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister);
+// Before a return (under `guard`, "" or "@%p " / "@!%p "): the depth at entry, restored: the
+// saved one (frameTableSaveDepth), or, with `pushed`, the depth less the entries the function
+// pushed (a register fewer to keep across its calls, which in a recursive function is stack).
+std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std::optional<size_t> pushed);
+// The unit's lookup function (its name, and its definition): given the table and a generic
+// address in the local window, the bounds and metadata word (abi::kMetaStateFrameTable) of the
+// live frame the address is in; else of the returned frame the table still holds there, or an
+// empty range at kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the
+// table's capacity are live.
+std::string frameLookupName(uint32_t unit);
+std::string frameLookupFunction(uint32_t unit);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

@@ -168,6 +168,16 @@ size_t headerEnd(const Module& m) {
 
 }  // namespace
 
+Site localFrameObject(const Function& f, const std::string& symbol, uint64_t bytes) {
+  Site o;
+  o.object = symbol;
+  o.objectBytes = bytes;
+  o.objectSpace = "local";
+  o.function = sourceFunctionName(f);
+  o.entry = f.isEntry;
+  return o;
+}
+
 void addUnitDeclarations(Module& module, const UnitResult& result) {
   // The state symbol and ABI marker always (the runtime recognises an instrumented module by
   // them); the same for every module: parsed once per process.
@@ -200,6 +210,11 @@ void addUnitDeclarations(Module& module, const UnitResult& result) {
     d.initializer = std::move(init);
     table.declarators.push_back(std::move(d));
     items.insert(items.begin() + static_cast<long>(kDeclarations.size()), std::move(table));
+  }
+  if (result.usesFrameLookup) {
+    // (It calls nothing: defined before every function that calls it.)
+    auto lookup = parseSyntheticItems(frameLookupFunction(result.unit));
+    items.insert(items.end(), lookup.begin(), lookup.end());
   }
   HeapWrappers heap = deviceHeapWrappers(result.heapFunctionsWrapped, result.unit);
   if (!heap.prototypes.empty()) {

@@ -65,6 +65,10 @@ std::vector<SourcePlace> sourcePlaces(const ptx::Function& f);
 // PTX line, source place and instruction text; its kind, size and space are the caller's.
 Site siteAt(const ptx::Function& f, size_t statement, const SourcePlace& place, uint32_t id);
 
+// The unit object of a local variable of `f` (its frame, `symbol`, of `bytes`): what a metadata
+// word's tag byte names (UnitResult::objectId) in a report of its frame.
+Site localFrameObject(const ptx::Function& f, const std::string& symbol, uint64_t bytes);
+
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
   std::map<std::string, size_t> unchecked;     // reason -> count
@@ -119,6 +123,15 @@ struct Stats {
   // places them in local memory, are bounded by the kernel's own frame, the only local memory
   // live there (an address elsewhere is in a frame that has returned: use after scope).
   size_t liveFrameBases = 0;
+  // The frame table (FrameTable.h): device functions given it, kernels that make it, the frames
+  // and alloca'd blocks pushed (statically), and base definitions of generic pointers of unknown
+  // origin in device functions looked up in it where isspacep places them in local memory. Where
+  // the module keeps none: why.
+  size_t frameTableFunctions = 0;
+  size_t frameTableKernels = 0;
+  size_t frameTablePushes = 0;
+  size_t frameTableBases = 0;
+  std::string frameTableOff;
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module
@@ -135,6 +148,7 @@ struct UnitResult {
   std::vector<FunctionLimit> deviceFunctions;
   uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
+  bool usesFrameLookup = false;      // some check calls the unit's frame-table lookup (FrameTable.h)
   // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
   // the wrappers the module must define.
   std::set<std::string> heapFunctionsWrapped;

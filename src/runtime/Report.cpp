@@ -99,6 +99,10 @@ bool checkedAgainstLiveFrames(const abi::ErrorRecord& r) {
   return metaState(r) == abi::kMetaStateLiveFrames;
 }
 
+bool checkedAgainstFrameTable(const abi::ErrorRecord& r) {
+  return metaState(r) == abi::kMetaStateFrameTable;
+}
+
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
   Violation v;
   v.sharedWindow = checkedAgainstSharedWindow(r);
@@ -107,6 +111,9 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   v.kind = verdict == 0 ? ViolationKind::OutOfBounds : ViolationKind::UseAfterFree;
   // Outside the local memory live in the kernel: in a frame that has returned.
   if (v.liveFrames) v.kind = ViolationKind::UseAfterScope;
+  // In no frame live on the thread's stack (the frame table's bad verdict).
+  v.frameTable = checkedAgainstFrameTable(r);
+  if (v.frameTable && verdict != 0) v.kind = ViolationKind::UseAfterScope;
   // Checked against entry 0 (no allocation there) and inside the null page.
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
     v.kind = ViolationKind::NullPointer;
@@ -243,7 +250,7 @@ std::string objectLine(const Violation& v) {
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
   if (v.sharedWindow) return " in shared memory";
-  if (v.liveFrames) return " in local memory";
+  if (v.liveFrames || v.frameTable) return " in local memory";
   if (v.heapBlock) return " in device heap memory";
   if (!v.site) return {};
   // A generic access through a pointer into a shared or constant variable: the variable's.
@@ -355,6 +362,24 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            "is still running): it is in the frame of a function that has returned (a pointer to its "
                            "local memory used after it returned), or past the kernel's own arrays\n",
                            relation(v, v.checkedBase, v.checkedSize), frame);
+      } else if (v.frameTable) {
+        std::string frame = v.tableFrame ? fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which "
+                                                        "cucatch does not tell apart)",
+                                                        v.tableFrame->objectBytes, demangle(v.tableFrame->function),
+                                                        v.tableFrame->object)
+                                          : fmt::format("the {}-byte block an alloca made", v.checkedSize);
+        if (v.kind == ViolationKind::UseAfterScope && v.checkedBase == abi::kNoLiveLocal)
+          out += "cucatch:   the address is in local memory, in no frame live on this thread's stack: it is in the "
+                 "frame of a function that has returned (a pointer to its local memory used after it returned)\n";
+        else if (v.kind == ViolationKind::UseAfterScope)
+          out += fmt::format("cucatch:   address is {} {}, which has returned: a pointer to its local memory used "
+                             "after it returned (the frame is no longer on this thread's stack)\n",
+                             relation(v, v.checkedBase, v.checkedSize), frame);
+        else
+          out += fmt::format("cucatch:   address is {} {}, live on this thread's stack (the pointer's origin is not "
+                             "known in {}: its frame was found by its address)\n",
+                             relation(v, v.checkedBase, v.checkedSize), frame,
+                             v.site ? demangle(v.site->function) : std::string("the device function"));
       } else if (v.sharedWindow) {
         out += fmt::format("cucatch:   address is {} this block's shared memory ({} bytes at this launch, static and "
                            "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
@@ -483,6 +508,23 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
       if (v.liveFrame) f["name"] = v.liveFrame->object;
     }
     j["live_frame"] = f;
+  }
+  if (v.frameTable) {
+    // The frame the table placed the address in, live or returned; or none that it holds.
+    nlohmann::json f;
+    f["returned"] = v.kind == ViolationKind::UseAfterScope;
+    if (v.checkedBase != abi::kNoLiveLocal) {
+      f["base"] = hex(v.checkedBase);
+      f["size"] = v.checkedSize;
+      f["offset"] = static_cast<int64_t>(v.address - v.checkedBase);
+      if (v.tableFrame) {
+        f["function"] = demangle(v.tableFrame->function);
+        f["name"] = v.tableFrame->object;
+      } else {
+        f["alloca"] = true;
+      }
+    }
+    j["table_frame"] = f;
   }
   const Site* object = v.passedObject ? v.passedObject : v.site && !v.site->object.empty() ? v.site : nullptr;
   if (!v.sharedWindow && !v.allocation && object && v.kind == ViolationKind::OutOfBounds) {

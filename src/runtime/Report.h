@@ -106,6 +106,13 @@ struct Violation {
   // Site naming it: its function and symbol), or by none.
   bool liveFrames = false;
   const Site* liveFrame = nullptr;
+  // Checked against a frame a device function found in its thread's frame table
+  // (abi::kMetaStateFrameTable): a local address of unknown origin, in a frame live on the
+  // thread's stack (an out-of-bounds access reports it), or in none (a use after scope:
+  // `tableFrame` is the frame that returned there, where the table still held it). `tableFrame`
+  // names the frame's function and symbol; null for an alloca'd block, or for none.
+  bool frameTable = false;
+  const Site* tableFrame = nullptr;
   // Checked against a part of the dynamic shared memory: where the part starts in the region.
   uint64_t partOffset = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry
@@ -125,6 +132,8 @@ inline uint32_t metaState(const abi::ErrorRecord& record) { return (record.meta 
 bool checkedAgainstSharedWindow(const abi::ErrorRecord& record);
 // ... against the local memory live in a kernel (abi::kMetaStateLiveFrames).
 bool checkedAgainstLiveFrames(const abi::ErrorRecord& record);
+// The record's bounds are from a device function's frame table (abi::kMetaStateFrameTable).
+bool checkedAgainstFrameTable(const abi::ErrorRecord& record);
 // Turns an error record into a violation; `site` and `allocation` are looked up by the caller
 // (a refused device free, abi::kAccessFree, is a double or an invalid free).
 Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::string module,

@@ -910,15 +910,22 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     for (const auto& r : taken) records.emplace_back(r, tables.get());
   }
   if (records.empty()) {
-    if (launchFailed && options_.tags && !hintedAtTags_) {
-      // Not a violation cucatch can report, but with tags on the likeliest cause in a program
-      // that runs correctly without cucatch: an uninstrumented kernel dereferenced a tagged
-      // pointer it read from memory (launch arguments are untagged; memory is not).
-      hintedAtTags_ = true;
-      writeStderr("cucatch: warning: a kernel failed and cucatch recorded no violation. If the program runs "
-                  "correctly without cucatch, a kernel cucatch did not instrument (a precompiled library) may "
-                  "have read a tagged pointer from device memory, such as the pointer array of a batched cuBLAS "
-                  "call: run it with CUCATCH_TAGS=0 (docs/runtime.md)\n");
+    if (launchFailed && !hintedAtFailure_) {
+      // Not a violation cucatch can report. In a program that runs correctly without cucatch,
+      // with tags on the likeliest cause is an uninstrumented kernel that dereferenced a tagged
+      // pointer it read from memory (launch arguments are untagged; memory is not); in one that
+      // recurses, a stack overflow: instrumented functions take more stack per call (the
+      // checks' registers, the frame table's address kept across calls).
+      hintedAtFailure_ = true;
+      std::string text = "cucatch: warning: a kernel failed and cucatch recorded no violation. If the program runs "
+                         "correctly without cucatch, ";
+      if (options_.tags)
+        text += "a kernel cucatch did not instrument (a precompiled library) may have read a tagged pointer from "
+                "device memory, such as the pointer array of a batched cuBLAS call: run it with CUCATCH_TAGS=0 "
+                "(docs/runtime.md); or ";
+      text += "a kernel that recurses may have run out of stack, which its functions use more of instrumented: "
+              "raise cudaLimitStackSize\n";
+      writeStderr(text);
     }
     if (launchFailed) log("a launch failed with no violation recorded: not cucatch's to report");
     return;
@@ -939,13 +946,17 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     bool variable = metaState(r) == abi::kMetaStateVariable;
     // The local memory live in a kernel (a local address of unknown origin): entryTag names its frame.
     bool frames = checkedAgainstLiveFrames(r);
-    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable || frames
+    // A frame a device function's frame table placed the address in: entryTag names it.
+    bool tableFrame = checkedAgainstFrameTable(r);
+    const Allocation* a = (site && site->inWindow()) || checkedAgainstSharedWindow(r) || heap || variable || frames ||
+                                  tableFrame
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
     const Site* object = variable || frames ? namedObject(r) : nullptr;
     if (variable && site && site->object.empty()) found.back().passedObject = object;
     if (frames) found.back().liveFrame = object;
+    if (tableFrame && r.base != abi::kNoLiveLocal) found.back().tableFrame = namedObject(r);
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();

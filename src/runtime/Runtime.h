@@ -244,7 +244,7 @@ class Runtime {
   std::unordered_map<std::string, ElfSymbols> elfSymbols_;
   std::vector<nlohmann::json> jsonReports_;
   size_t errorsReported_ = 0;
-  bool hintedAtTags_ = false;  // the CUCATCH_TAGS=0 hint after an unexplained launch failure
+  bool hintedAtFailure_ = false;  // the CUCATCH_TAGS=0 / stack hint after an unexplained launch failure
   bool exiting_ = false;
 };
 

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 10;
+CUCATCH_CONST uint32_t kAbiVersion = 11;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -150,6 +150,15 @@ CUCATCH_CONST unsigned kMetaStateVariable = 0x40;
  * byte names the frame as kMetaStateVariable's does (0 for none). */
 CUCATCH_CONST unsigned kMetaStateLiveFrames = 0x20;
 CUCATCH_CONST uint64_t kNoLiveLocal = 1ull << 56; /* above every untagged address */
+/* The state byte of a metadata word whose bounds a device function found in its thread's frame
+ * table (instrument/FrameTable.h): a generic pointer of unknown origin that isspacep.local placed
+ * in the thread's local window. Verdict 0: the bounds are a frame (or an alloca'd block) live on
+ * the thread's stack, an access outside them is out of bounds. Verdict kMetaVerdictBad: the
+ * address is in no live frame, so in one that has returned (a use after scope); the bounds are
+ * the frame that returned there, where the table still holds it, or an empty range at
+ * kNoLiveLocal. The tag byte names the frame as kMetaStateVariable's does (0 for none, and for
+ * an alloca'd block). */
+CUCATCH_CONST unsigned kMetaStateFrameTable = 0x10;
 /* kAccessFree: a device free refused (double or invalid); the record's base and size are the
  * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2, kAccessFree = 3 };

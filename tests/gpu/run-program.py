@@ -4,7 +4,7 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
@@ -19,6 +19,8 @@
       checked against that space's whole window (a shared address of unknown origin), or with
       frame=: checked against the local memory live in kernel FUNCTION (its demangled name starts
       with FUNCTION): its own frame, or none (a use after scope).
+      table-frame=: checked against the frame of FUNCTION that a device function's frame table
+      placed the address in: live (out-of-bounds), or returned (use-after-scope).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -199,7 +201,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = heap_log = None
+    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = heap_log = table_frame = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -218,6 +220,8 @@ def main():
             frame_offset = int(w[len("frame_offset="):])
         if w.startswith("frame="):
             frame = w[len("frame="):]
+        if w.startswith("table-frame="):
+            table_frame = w[len("table-frame="):]
         if w.startswith("heap-log="):
             heap_log = w[len("heap-log="):]
     if rest:
@@ -262,6 +266,13 @@ def main():
             if not f.get("function", "").startswith(frame):
                 return f"live frame {f}, expected kernel {frame}'s"
             return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected frames"
+        if table_frame:
+            f = e.get("table_frame", {})
+            if not f.get("function", "").startswith(table_frame):
+                return f"table frame {f}, expected a frame of {table_frame}"
+            if f.get("returned") != (kind == "use-after-scope"):
+                return f"table frame {f}: returned should be {kind == 'use-after-scope'}"
+            return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected a frame"
         if window:
             w = e.get("window", {})
             if w.get("space") != window or "offset" not in w:

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/PointerAnalysis.h"
+#include "instrument/FrameTable.h"
 #include "instrument/MetadataParams.h"
 #include "ptx/Parser.h"
 
@@ -11,14 +12,19 @@ using namespace cucatch::instrument;
 namespace {
 
 // A module of `functions` and a kernel whose body is `kernelBody`.
-MetadataParams paramsOf(const std::string& functions, const std::string& kernelBody, bool wholeProgram = false) {
+cucatch::ptx::Module moduleOf(const std::string& functions, const std::string& kernelBody) {
   std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" + functions +
                      "\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n"
                      "ld.param.u64 %rd1, [p];\n" +
                      kernelBody + "\nret;\n}\n";
   auto parsed = cucatch::ptx::parseModule(text, "params.ptx");
   REQUIRE(parsed.ok());
-  return metadataParamsOf(*parsed.module, cucatch::analysis::moduleSymbols(*parsed.module), wholeProgram);
+  return std::move(*parsed.module);
+}
+
+MetadataParams paramsOf(const std::string& functions, const std::string& kernelBody, bool wholeProgram = false) {
+  cucatch::ptx::Module module = moduleOf(functions, kernelBody);
+  return metadataParamsOf(module, cucatch::analysis::moduleSymbols(module), wholeProgram);
 }
 
 // put(pointer, index, value): stores the 64-bit value through the pointer, at the index.
@@ -116,4 +122,30 @@ TEST_CASE("metadata parameters: through pointers, all or nothing", "[metadata-pa
   CHECK(none(paramsOf(put(), indirectCall() + "\n{\n.param .b64 a0;\n.param .b32 a1;\n.param .b64 a2;\n"
                                               "call.uni put, (a0, a1, a2);\n}",
                       true)));
+}
+
+TEST_CASE("the frame table: which functions take it, and where a module keeps none", "[frame-table]") {
+  auto tableOf = [](const std::string& functions, const std::string& kernelBody, bool wholeProgram = false) {
+    return frameTableOf(moduleOf(functions, kernelBody), wholeProgram);
+  };
+  // As for metadata parameters: every call is seen and can take one more argument.
+  FrameTable plain = tableOf(put(), kCall);
+  CHECK(plain.off.empty());
+  CHECK(plain.takes("put"));
+  CHECK_FALSE(plain.takes("k"));  // (a kernel makes its own)
+  CHECK_FALSE(tableOf(put(".visible "), kCall).takes("put"));
+  CHECK(tableOf(put(".visible "), kCall, true).takes("put"));
+  CHECK_FALSE(tableOf(put(".weak "), kCall, true).takes("put"));
+  CHECK_FALSE(tableOf(put(), std::string(kCall) + "\nmov.u64 %rd2, put;").takes("put"));
+  CHECK_FALSE(tableOf(".func sum(.param .b64 sum_p, .param .align 8 .b8 sum_va[])\n{\nret;\n}\n",
+                      "{\n.param .b64 a0;\nst.param.b64 [a0+0], %rd1;\n.param .align 8 .b8 a1[8];\n"
+                      "call.uni sum, (a0, a1);\n}")
+                  .takes("sum"));
+  // A device function that takes its own parameter's address makes local memory in no frame
+  // the table records: the module keeps none.
+  FrameTable off = tableOf(".func f(.param .align 4 .b8 f_p[8])\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, f_p;\n"
+                           "st.local.u32 [%rd1], 0;\nret;\n}\n",
+                           "{\n.param .align 4 .b8 a0[8];\nst.param.b32 [a0], 0;\ncall.uni f, (a0);\n}");
+  CHECK(off.off == "device function f takes the address of its own parameter");
+  CHECK_FALSE(off.takes("f"));
 }

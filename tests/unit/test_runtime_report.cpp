@@ -731,3 +731,62 @@ TEST_CASE("a kernel with no local memory of its own meets only local addresses o
   CHECK(j["live_frame"]["no_local_memory"] == true);
   CHECK(j["live_frame"]["function"] == "k(int*)");
 }
+
+TEST_CASE("a device function's frame table: a returned frame, none, and a live frame overrun", "[runtime]") {
+  // A device function read through a pointer of unknown origin that its thread's frame table
+  // placed in a frame: returned (bad verdict, the frame's bounds), in none (bad verdict, an
+  // empty range at kNoLiveLocal), or live (verdict 0: an access outside is out of bounds).
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z9read_kepti",
+          "entry": false, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r4, [%rd4+12];",
+          "kind": "read", "size": 4, "space": "generic"}],
+          "objects": [{"function": "_Z13fill_and_keepi", "entry": false, "object": {"name": "__local_depot0",
+          "bytes": 128, "dynamic": false, "space": "local"}}]})");
+  Metadata m;
+  const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
+  {
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, 0x7f5839fffc20, 128, state | 1u << abi::kMetaTagShift | 1);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("use-after-scope read of 4 bytes in local memory") != std::string::npos);
+    CHECK(text.find("address is at offset 12 of the 128-byte local frame of fill_and_keep(int) ('__local_depot0': its "
+                    "local arrays, which cucatch does not tell apart), which has returned") != std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["kind"] == "use-after-scope");
+    CHECK(j["table_frame"]["returned"] == true);
+    CHECK(j["table_frame"]["function"] == "fill_and_keep(int)");
+    CHECK(j["table_frame"]["offset"] == 12);
+    CHECK_FALSE(j.contains("allocation"));
+    CHECK_FALSE(j.contains("object"));
+  }
+  {
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, abi::kNoLiveLocal, 0, state | 1);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("in no frame live on this thread's stack") != std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["returned"] == true);
+    CHECK_FALSE(j["table_frame"].contains("function"));
+  }
+  {
+    auto r = record(0, 4, abi::kAccessWrite, 0x7f5839fffca0, 0x7f5839fffc20, 128, state | 1u << abi::kMetaTagShift);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::OutOfBounds);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("out-of-bounds write of 4 bytes in local memory") != std::string::npos);
+    CHECK(text.find("address is 0 bytes after the end of the 128-byte local frame of fill_and_keep(int)") !=
+          std::string::npos);
+    CHECK(text.find("live on this thread's stack (the pointer's origin is not known in read_kept(int)") !=
+          std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["returned"] == false);
+    CHECK(j["table_frame"]["name"] == "__local_depot0");
+  }
+}

@@ -1,0 +1,183 @@
+#include "instrument/FrameTable.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "instrument/BodyEdit.h"
+#include "instrument/MetadataParams.h"
+#include "instrument/Sequences.h"
+#include "ptx/InstrInfo.h"
+#include "ptx/Parser.h"
+#include "ptx/Printer.h"
+
+namespace cucatch::instrument {
+
+using namespace cucatch::ptx;
+
+namespace {
+
+constexpr const char* kTableVariable = "__cc_frame_table";
+constexpr const char* kBlockSize = "%__cc_fts";
+
+// The callee of `s` where it is a direct call with an argument list.
+const Operand* directCallee(const Statement& s) {
+  const auto* in = std::get_if<Instruction>(&s);
+  if (!in || in->opcode != "call") return nullptr;
+  CallShape c = callShape(*in);
+  return c.prototype ? nullptr : c.callee;
+}
+
+// Whether device function `f` takes the address of one of its own parameters (`mov.u64 %rd,
+// f_param_0`: a local address, of memory the table does not record).
+bool takesParameterAddress(const Function& f) {
+  if (f.isEntry || !f.params) return false;
+  std::unordered_set<std::string> names;
+  for (const auto& p : f.params->params)
+    for (const auto& d : p.declarators) names.insert(d.name);
+  for (const auto& s : f.body) {
+    const auto* in = std::get_if<Instruction>(&s);
+    if (!in || in->opcode == "ld" || in->opcode == "st") continue;
+    for (const auto& o : in->operands)
+      if ((o.kind == OperandKind::Name || o.kind == OperandKind::Address) && names.count(o.text)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+FrameTable frameTableOf(const Module& module, bool wholeProgram) {
+  FrameTable out;
+  for (const Function* f : module.functions()) {
+    if (!f->hasBody) continue;
+    if (takesParameterAddress(*f)) {
+      out.off = fmt::format("device function {} takes the address of its own parameter", f->name);
+      return out;
+    }
+    for (const auto& s : f->body)
+      if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "alloca" && !in->hasModifier(".u64")) {
+        out.off = fmt::format("{} makes a 32-bit alloca", f->name);
+        return out;
+      }
+  }
+  const std::unordered_set<std::string> usedOtherwise = namesUsedOtherwise(module);
+  for (const Function* f : module.functions())
+    if (f->hasBody && !f->isEntry && !callableFromElsewhere(*f, wholeProgram) && !usedOtherwise.count(f->name) &&
+        !hasUnsizedArray(f->params))
+      out.takers.insert(f->name);
+  // Every call must have an argument list to add the table to.
+  for (const Function* f : module.functions())
+    for (const auto& s : f->body)
+      if (const Operand* callee = directCallee(s); callee && !callShape(std::get<Instruction>(s)).arguments)
+        out.takers.erase(callee->text);
+  return out;
+}
+
+void addFrameTable(Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
+                   UnitResult& unit) {
+  if (!table.off.empty()) {
+    unit.stats.frameTableOff = table.off;
+    return;
+  }
+  const FrameTableRegs regs;
+  for (Function* f : module.functions()) {
+    if (table.takes(f->name)) {
+      // Definitions and declarations alike.
+      if (!f->params) f->params = ParamList{};
+      VariableDecl d;
+      d.space = ".param";
+      d.qualifiers.push_back(DeclQualifier{".b64", std::nullopt, ""});
+      d.declarators.push_back(Declarator{kFrameTableParameter, std::nullopt, {}, std::nullopt});
+      f->params->params.push_back(std::move(d));
+    }
+    if (!f->hasBody) continue;
+    bool callsTaker = false;
+    for (const auto& s : f->body)
+      if (const Operand* callee = directCallee(s); callee && table.takes(callee->text)) callsTaker = true;
+    const bool has = table.takes(f->name) || (f->isEntry && callsTaker);
+    if (!has && !callsTaker) continue;
+
+    BodyEdits edits;
+    // Each call of a taker passes the table, or 0 from a function without one.
+    for (size_t i = 0; i < f->body.size(); ++i) {
+      const Operand* callee = directCallee(f->body[i]);
+      if (!callee || !table.takes(callee->text)) continue;
+      std::string argument = fmt::format("__cc_frames_arg{}", unit.nextLabel++);
+      edits.before[i] += fmt::format(".param .b64 {0};\nst.param.b64 [{0}], {1};\n", argument, has ? regs.table : "0");
+      auto& in = std::get<Instruction>(f->body[i]);
+      const size_t arguments = static_cast<size_t>(callShape(in).arguments - in.operands.data());
+      in.operands[arguments].elements.push_back(Operand::name(argument));
+    }
+    if (!has) {
+      applyEdits(*f, edits);
+      continue;
+    }
+    ++(f->isEntry ? unit.stats.frameTableKernels : unit.stats.frameTableFunctions);
+
+    // The frame's variables (nvcc's depot), pushed at entry.
+    const analysis::SymbolTable symbols = analysis::functionSymbols(*f, moduleSymbols);
+    std::string pushes;
+    size_t variables = 0;
+    for (const auto& s : f->body) {
+      const auto* v = std::get_if<VariableDecl>(&s);
+      if (!v || v->space != ".local") continue;
+      for (const auto& d : v->declarators) {
+        auto it = symbols.find(d.name);
+        if (it == symbols.end() || it->second.size == 0) continue;
+        pushes += frameTablePushVariable(regs, d.name, it->second.size,
+                                         unit.objectId(localFrameObject(*f, d.name, it->second.size)));
+        ++unit.stats.frameTablePushes;
+        ++variables;
+      }
+    }
+    // Each block an alloca makes, pushed after it (its size copied before: the alloca may write
+    // the register that held it).
+    bool allocas = false;
+    for (size_t i = 0; i < f->body.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&f->body[i]);
+      if (!in || in->opcode != "alloca" || in->operands.size() < 2) continue;
+      allocas = true;
+      std::string push = frameTablePushBlock(regs, printOperand(in->operands[0]), kBlockSize);
+      std::string before = fmt::format("mov.u64 {}, {};\n", kBlockSize, printOperand(in->operands[1]));
+      if (in->guard) {
+        std::string skip = fmt::format("$__cc_ftskip{}", unit.nextLabel++);
+        push = fmt::format("@{}{} bra {};\n{}{}:\n", in->guard->negated ? "" : "!", in->guard->predicate, skip, push, skip);
+      }
+      edits.before[i] += before;
+      edits.after[i] += push;
+      ++unit.stats.frameTablePushes;
+    }
+    std::string prologue;
+    if (f->isEntry) {
+      // The kernel's own table, in its local memory.
+      auto declaration = parseSyntheticStatements(
+          fmt::format(".local .align 8 .b8 {}[{}];\n", kTableVariable, kFrameTableBytes));
+      f->body.insert(f->body.begin(), declaration.begin(), declaration.end());
+      // (The edits' statement indices move by the declaration's.)
+      BodyEdits moved;
+      for (auto& [i, text] : edits.before) moved.before[i + declaration.size()] = std::move(text);
+      for (auto& [i, text] : edits.after) moved.after[i + declaration.size()] = std::move(text);
+      edits = std::move(moved);
+      prologue = frameTablePrologue(regs, kTableVariable, "");
+    } else {
+      prologue = frameTablePrologue(regs, "", kFrameTableParameter);
+    }
+    if (allocas) prologue += fmt::format(".reg .b64 {};\n", kBlockSize);
+    if (!pushes.empty() || allocas) {
+      if (allocas) prologue += frameTableSaveDepth(regs);
+      prologue += pushes;
+      // Every return restores the depth at entry (a kernel's table ends with it).
+      std::optional<size_t> pushed;
+      if (!allocas) pushed = variables;
+      if (!f->isEntry)
+        for (size_t i = 0; i < f->body.size(); ++i)
+          if (const auto* in = std::get_if<Instruction>(&f->body[i]); in && in->opcode == "ret")
+            edits.before[i] +=
+                frameTablePop(regs, in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : "", pushed);
+    }
+    edits.prologue = prologue + edits.prologue;
+    applyEdits(*f, edits);
+  }
+}
+
+}  // namespace cucatch::instrument
