@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <unordered_set>
 
 #include "instrument/BodyEdit.h"
@@ -28,18 +30,37 @@ const Operand* directCallee(const Statement& s) {
   return c.prototype ? nullptr : c.callee;
 }
 
-// Whether device function `f` takes the address of one of its own parameters (`mov.u64 %rd,
-// f_param_0`: a local address, of memory the table does not record).
+// Whether device function `f` takes the address of one of its own parameters or return values
+// (`mov.u64 %rd, f_param_0`: a local address, of memory the table does not record). Reading and
+// writing them (`ld.param [f_param_0]`) does not.
 bool takesParameterAddress(const Function& f) {
-  if (f.isEntry || !f.params) return false;
+  if (f.isEntry) return false;
   std::unordered_set<std::string> names;
-  for (const auto& p : f.params->params)
-    for (const auto& d : p.declarators) names.insert(d.name);
+  for (const auto* list : {&f.params, &f.returns})
+    if (*list)
+      for (const auto& p : (*list)->params)
+        for (const auto& d : p.declarators) names.insert(d.name);
   for (const auto& s : f.body) {
     const auto* in = std::get_if<Instruction>(&s);
-    if (!in || in->opcode == "ld" || in->opcode == "st") continue;
+    if (!in) continue;
+    const bool access = in->opcode == "ld" || in->opcode == "st";
     for (const auto& o : in->operands)
-      if ((o.kind == OperandKind::Name || o.kind == OperandKind::Address) && names.count(o.text)) return true;
+      if ((o.kind == OperandKind::Name || (o.kind == OperandKind::Address && !access)) && names.count(o.text))
+        return true;
+  }
+  return false;
+}
+
+// A `.local` variable declared where a function's entry cannot name it: in a nested scope, or
+// after its first instruction (PTX of other front ends; nvcc declares its depot first).
+bool hasLocalDeclaredLater(const Function& f) {
+  bool leading = true;
+  for (const auto& s : f.body) {
+    if (const auto* v = std::get_if<VariableDecl>(&s)) {
+      if (!leading && v->space == ".local") return true;
+    } else {
+      leading = false;
+    }
   }
   return false;
 }
@@ -54,23 +75,60 @@ FrameTable frameTableOf(const Module& module, bool wholeProgram) {
       out.off = fmt::format("device function {} takes the address of its own parameter", f->name);
       return out;
     }
-    for (const auto& s : f->body)
-      if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "alloca" && !in->hasModifier(".u64")) {
+    if (hasLocalDeclaredLater(*f)) {
+      out.off = fmt::format("{} declares a local variable in a nested scope or after its first instruction", f->name);
+      return out;
+    }
+    for (const auto& s : f->body) {
+      const auto* in = std::get_if<Instruction>(&s);
+      if (in && in->opcode == "alloca" && !in->hasModifier(".u64")) {
         out.off = fmt::format("{} makes a 32-bit alloca", f->name);
         return out;
       }
+      // Blocks an alloca made, freed before the function returns: the table would keep them.
+      if (in && in->opcode == "stackrestore") {
+        out.off = fmt::format("{} frees alloca'd blocks with stackrestore", f->name);
+        return out;
+      }
+    }
   }
   const std::unordered_set<std::string> usedOtherwise = namesUsedOtherwise(module);
   for (const Function* f : module.functions())
     if (f->hasBody && !f->isEntry && !callableFromElsewhere(*f, wholeProgram) && !usedOtherwise.count(f->name) &&
         !hasUnsizedArray(f->params))
-      out.takers.insert(f->name);
+      out.eligible.insert(f->name);
   // Every call must have an argument list to add the table to.
   for (const Function* f : module.functions())
     for (const auto& s : f->body)
       if (const Operand* callee = directCallee(s); callee && !callShape(std::get<Instruction>(s)).arguments)
-        out.takers.erase(callee->text);
+        out.eligible.erase(callee->text);
   return out;
+}
+
+FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const std::set<std::string>& lookups) {
+  // The eligible functions each eligible function calls.
+  std::map<std::string, std::set<std::string>> callees;
+  for (const Function* f : module.functions()) {
+    if (!f->hasBody || !table.mayTake(f->name)) continue;
+    auto& mine = callees[f->name];
+    for (const auto& s : f->body)
+      if (const Operand* callee = directCallee(s); callee && table.mayTake(callee->text)) mine.insert(callee->text);
+  }
+  // The lookups and their callers, transitively.
+  std::set<std::string> callers;
+  for (const auto& f : lookups)
+    if (table.mayTake(f)) callers.insert(f);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [f, called] : callees)
+      if (!callers.count(f) && std::any_of(called.begin(), called.end(), [&](const std::string& c) { return callers.count(c); }))
+        grew = callers.insert(f).second;
+  }
+  // And what they call.
+  std::set<std::string> takers = callers;
+  for (const auto& f : callers)
+    if (auto it = callees.find(f); it != callees.end()) takers.insert(it->second.begin(), it->second.end());
+  return FrameTableUse{std::move(callers), std::move(takers)};
 }
 
 void addFrameTable(Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
@@ -79,9 +137,11 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
     unit.stats.frameTableOff = table.off;
     return;
   }
+  const FrameTableUse use = frameTableUse(module, table, unit.frameLookups);
+  auto takes = [&](const std::string& f) { return use.takers.count(f) != 0; };
   const FrameTableRegs regs;
   for (Function* f : module.functions()) {
-    if (table.takes(f->name)) {
+    if (takes(f->name)) {
       // Definitions and declarations alike.
       if (!f->params) f->params = ParamList{};
       VariableDecl d;
@@ -91,17 +151,22 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
       f->params->params.push_back(std::move(d));
     }
     if (!f->hasBody) continue;
-    bool callsTaker = false;
+    // A kernel makes the table where it calls a function on the way to a lookup (it looks
+    // nothing up in it itself: its own frame is all the local memory live while it runs).
+    bool callsTaker = false, callsCaller = false;
     for (const auto& s : f->body)
-      if (const Operand* callee = directCallee(s); callee && table.takes(callee->text)) callsTaker = true;
-    const bool has = table.takes(f->name) || (f->isEntry && callsTaker);
+      if (const Operand* callee = directCallee(s); callee && takes(callee->text)) {
+        callsTaker = true;
+        callsCaller = callsCaller || use.callers.count(callee->text) != 0;
+      }
+    const bool has = takes(f->name) || (f->isEntry && callsCaller);
     if (!has && !callsTaker) continue;
 
     BodyEdits edits;
     // Each call of a taker passes the table, or 0 from a function without one.
     for (size_t i = 0; i < f->body.size(); ++i) {
       const Operand* callee = directCallee(f->body[i]);
-      if (!callee || !table.takes(callee->text)) continue;
+      if (!callee || !takes(callee->text)) continue;
       std::string argument = fmt::format("__cc_frames_arg{}", unit.nextLabel++);
       edits.before[i] += fmt::format(".param .b64 {0};\nst.param.b64 [{0}], {1};\n", argument, has ? regs.table : "0");
       auto& in = std::get<Instruction>(f->body[i]);

@@ -19,13 +19,18 @@
 // inside a live frame, it is checked against that frame; in none, every access through it is a
 // use after scope, naming the returned frame where the table still holds it.
 //
-// Which functions take it: those every call of which the rewrite sees and can give one more
+// Which functions may take it: those every call of which the rewrite sees and can give one more
 // argument, as for MetadataParams: with a body, no linkage (.visible only in a module compiled
-// whole), never named but as a direct call's callee, not variadic. A kernel that calls one makes
-// the table; a function without one (a .visible function of relocatable code) passes 0, and a
-// function given 0 looks nothing up. So where a function has a table, every function on its
-// thread's stack had it too and pushed its frames: a local address outside them all is in no
-// live frame. What that needs of the module, or the table is off (`off` says why): no `alloca.u32`,
+// whole), never named but as a direct call's callee, not variadic. Which do: those that look a
+// pointer up (GlobalChecks decides), those that call one that does, transitively (their frames
+// are the stack while a lookup runs), and those such functions call (a stale pointer a lookup
+// meets points into such a frame: recorded, it is named). A kernel that calls one of the
+// lookups' callers makes the table; a function without one (a .visible function of relocatable
+// code) passes 0, and a function given 0 looks nothing up. So where a function has a table,
+// every function on its thread's stack had it too and pushed its frames: a local address
+// outside them all is in no live frame. Where no function looks anything up, no function or
+// kernel changes: a kernel's table costs stack, 72 bytes more in each thread's frame, which a
+// recursion near the stack limit may not have. What that needs of the module, or the table is off (`off` says why): no `alloca.u32`,
 // and no device function that takes its own parameter's address (that local memory is in no
 // frame the table records).
 #pragma once
@@ -40,21 +45,30 @@
 namespace cucatch::instrument {
 
 struct FrameTable {
-  std::string off;                // why the module keeps none; empty where it does
-  std::set<std::string> takers;   // device functions that take the table from their callers
-  bool takes(const std::string& function) const { return off.empty() && takers.count(function) != 0; }
+  std::string off;                 // why the module keeps none; empty where it does
+  std::set<std::string> eligible;  // device functions that may take the table from their callers
+  bool mayTake(const std::string& function) const { return off.empty() && eligible.count(function) != 0; }
 };
 
 // The parameter a taker receives the table in.
 inline constexpr const char* kFrameTableParameter = "__cc_frames";
 
-// Which of `module`'s functions take the table (before the rewrite: reads the module only).
+// Which of `module`'s functions may take the table (before the rewrite: reads the module only).
 // `wholeProgram` as for metadataParamsOf.
 FrameTable frameTableOf(const ptx::Module& module, bool wholeProgram);
 
-// Adds the table: the parameter to the takers' signatures and an argument to every call of
-// one, the table to each kernel that calls one, and the pushes and returns' restores. Call after
-// every function's checks and addMetadataParams (the parameter comes after theirs).
+// Where `lookups` look pointers up in it (above): the functions on the way to a lookup (the
+// lookups and their callers, transitively), and the functions that take the table (those, and
+// what they call).
+struct FrameTableUse {
+  std::set<std::string> callers, takers;
+};
+FrameTableUse frameTableUse(const ptx::Module& module, const FrameTable& table, const std::set<std::string>& lookups);
+
+// Adds the table where the unit's checks look pointers up in it (UnitResult::frameLookups): the
+// parameter to the takers' signatures and an argument to every call of one, the table to each
+// kernel that calls one, and the pushes and returns' restores. Call after every function's
+// checks and addMetadataParams (the parameter comes after theirs).
 void addFrameTable(ptx::Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
                    UnitResult& unit);
 

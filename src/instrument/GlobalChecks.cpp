@@ -133,7 +133,7 @@ class GlobalChecks {
     if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
       uint64_t bytes = bound->frame.empty() ? 0 : symbols_.at(bound->frame).size;
       liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false), "", ""};
-    } else if (fc_.options.frameTable && fc_.options.frameTable->takes(fc_.function.name)) {
+    } else if (fc_.options.frameTable && fc_.options.frameTable->mayTake(fc_.function.name)) {
       // A device function: the frames live on its thread's stack are those of its table.
       liveFrames_ = LiveFrames{true, "", 0, 0, FrameTableRegs{}.table, frameLookupName(fc_.unit.unit)};
     }
@@ -437,7 +437,7 @@ class GlobalChecks {
       ++fc_.unit.stats.liveFrameBases;
     } else {
       ++fc_.unit.stats.frameTableBases;
-      fc_.unit.usesFrameLookup = true;
+      fc_.unit.frameLookups.insert(fc_.function.name);
     }
   }
 

@@ -1178,46 +1178,72 @@ std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std
 std::string frameLookupName(uint32_t unit) { return fmt::format("__cucatch_frame_lookup_{:08x}", unit); }
 
 std::string frameLookupFunction(uint32_t unit) {
-  // %t1 the address as a local one; %u0 the depth, %u1 the entries written, %u2 the live
-  // entries recorded, %u3 the index; %t3 an entry, %t4 its start, %t5 its size.
-  auto match = [](const char* again) {
-    return fmt::format(
-        "mul.wide.u32 %t2, %u3, 8;\n"
-        "add.s64 %t2, %t2, %t0;\n"
-        "ld.local.u64 %t3, [%t2+8];\n"
-        "add.u32 %u3, %u3, 1;\n"
-        "and.b64 %t4, %t3, 4294967295;\n"
-        "bfe.u64 %t5, %t3, 32, 24;\n"
-        "sub.s64 %t2, %t1, %t4;\n"
-        "setp.lt.u64 %p1, %t2, %t5;\n"
-        "@!%p1 bra {again};\n"
-        "shr.u64 %t3, %t3, 56;\n"
-        "cvt.u32.u64 %u4, %t3;\n"
-        "shl.b32 %u4, %u4, {tagShift};\n",
-        fmt::arg("again", again), fmt::arg("tagShift", abi::kMetaTagShift));
-  };
+  // %t1 the address as a local one; %u0 the depth, %u1 the entries written, %u2 the live entries
+  // recorded, %u3 the index; an entry %t3: start %t4, size %t5, object %u4. The live frame the
+  // address is inside: %t6 start (-1: none), %t7 size, %u5 object; the live frame it is one
+  // past the end of (a pointer to the end of an array is a correct one): %t8, %t9, %u6.
   const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
+  const std::string entry =
+      "mul.wide.u32 %t2, %u3, 8;\n"
+      "add.s64 %t2, %t2, %t0;\n"
+      "ld.local.u64 %t3, [%t2+8];\n"
+      "add.u32 %u3, %u3, 1;\n"
+      "and.b64 %t4, %t3, 4294967295;\n"
+      "bfe.u64 %t5, %t3, 32, 24;\n"
+      "shr.u64 %t2, %t3, 56;\n"
+      "cvt.u32.u64 %u4, %t2;\n"
+      "sub.s64 %t2, %t1, %t4;\n";
   return fmt::format(
-      ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, "
-      ".param .b64 __cc_address)\n"
+      ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, .param .b64 __cc_address)\n"
       "{{\n"
-      ".reg .b64 %t<6>;\n"
-      ".reg .b32 %u<5>;\n"
-      ".reg .pred %p<2>;\n"
+      ".reg .b64 %t<10>;\n"
+      ".reg .b32 %u<7>;\n"
+      ".reg .pred %p<3>;\n"
       "ld.param.u64 %t0, [__cc_table];\n"
       "ld.param.u64 %t1, [__cc_address];\n"
       "cvta.to.local.u64 %t1, %t1;\n"
       "ld.local.v2.u32 {{%u0, %u1}}, [%t0];\n"
       "min.u32 %u2, %u0, {entries};\n"
       "min.u32 %u1, %u1, {entries};\n"
+      "mov.u64 %t6, -1;\n"
+      "mov.u64 %t8, -1;\n"
       "mov.u32 %u3, 0;\n"
       "$live:\n"
       "setp.ge.u32 %p0, %u3, %u2;\n"
-      "@%p0 bra $dead;\n"
-      "{matchLive}"
+      "@%p0 bra $live_done;\n"
+      "{entry}"
+      "setp.lt.u64 %p1, %t2, %t5;\n"
+      "@%p1 mov.u64 %t6, %t4;\n"
+      "@%p1 mov.u64 %t7, %t5;\n"
+      "@%p1 mov.u32 %u5, %u4;\n"
+      "setp.eq.u64 %p2, %t2, %t5;\n"
+      "@%p2 mov.u64 %t8, %t4;\n"
+      "@%p2 mov.u64 %t9, %t5;\n"
+      "@%p2 mov.u32 %u6, %u4;\n"
+      "bra.uni $live;\n"
+      "$live_done:\n"
+      "setp.ne.u64 %p1, %t6, -1;\n"
+      "setp.ne.u64 %p2, %t8, -1;\n"
+      "@!%p1 bra $end_only;\n"
+      // Inside a live frame; where the address is also one past the end of the live frame below
+      // it (adjacent frames), both: the pointer may be either's.
+      "@%p2 add.s64 %t7, %t7, %t9;\n"
+      "@%p2 mov.u64 %t6, %t8;\n"
+      "@%p2 mov.u32 %u5, 0;\n"
+      "mov.u64 %t4, %t6;\n"
+      "mov.u64 %t5, %t7;\n"
+      "mov.u32 %u4, %u5;\n"
+      "bra.uni $live_found;\n"
+      "$end_only:\n"
+      "@!%p2 bra $dead;\n"
+      "mov.u64 %t4, %t8;\n"
+      "mov.u64 %t5, %t9;\n"
+      "mov.u32 %u4, %u6;\n"
+      "$live_found:\n"
+      "shl.b32 %u4, %u4, {tagShift};\n"
       "or.b32 %u4, %u4, {state};\n"
       "bra.uni $found;\n"
-      // Not in a live frame recorded. Where frames past the capacity are live, it may be in one.
+      // In no live frame recorded. Where frames past the capacity are live, it may be in one.
       "$dead:\n"
       "setp.gt.u32 %p0, %u0, {entries};\n"
       "@%p0 bra $unknown;\n"
@@ -1227,7 +1253,10 @@ std::string frameLookupFunction(uint32_t unit) {
       "$returned:\n"
       "setp.ge.u32 %p0, %u3, %u1;\n"
       "@%p0 bra $none;\n"
-      "{matchReturned}"
+      "{entry}"
+      "setp.le.u64 %p1, %t2, %t5;\n"
+      "@!%p1 bra $returned;\n"
+      "shl.b32 %u4, %u4, {tagShift};\n"
       "or.b32 %u4, %u4, {dead};\n"
       "$found:\n"
       "cvta.local.u64 %t4, %t4;\n"
@@ -1246,10 +1275,9 @@ std::string frameLookupFunction(uint32_t unit) {
       "st.param.b32 [__cc_bounds+16], {live};\n"
       "ret;\n"
       "}}\n",
-      fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries),
-      fmt::arg("matchLive", match("$live")), fmt::arg("matchReturned", match("$returned")), fmt::arg("state", state),
-      fmt::arg("dead", state | abi::kMetaVerdictBad), fmt::arg("noLive", abi::kNoLiveLocal),
-      fmt::arg("all", kUnknownSize), fmt::arg("live", kLiveMeta));
+      fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries), fmt::arg("entry", entry),
+      fmt::arg("tagShift", abi::kMetaTagShift), fmt::arg("state", state), fmt::arg("dead", state | abi::kMetaVerdictBad),
+      fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize), fmt::arg("live", kLiveMeta));
 }
 
 }  // namespace cucatch::instrument

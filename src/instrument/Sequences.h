@@ -298,9 +298,10 @@ std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& star
 std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std::optional<size_t> pushed);
 // The unit's lookup function (its name, and its definition): given the table and a generic
 // address in the local window, the bounds and metadata word (abi::kMetaStateFrameTable) of the
-// live frame the address is in; else of the returned frame the table still holds there, or an
-// empty range at kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the
-// table's capacity are live.
+// live frame the address is in, or one past the end of (both, where it is at the boundary of
+// two); else of the returned frame the table still holds there, or an empty range at
+// kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the table's capacity
+// are live.
 std::string frameLookupName(uint32_t unit);
 std::string frameLookupFunction(uint32_t unit);
 

@@ -211,7 +211,7 @@ void addUnitDeclarations(Module& module, const UnitResult& result) {
     table.declarators.push_back(std::move(d));
     items.insert(items.begin() + static_cast<long>(kDeclarations.size()), std::move(table));
   }
-  if (result.usesFrameLookup) {
+  if (!result.frameLookups.empty()) {
     // (It calls nothing: defined before every function that calls it.)
     auto lookup = parseSyntheticItems(frameLookupFunction(result.unit));
     items.insert(items.end(), lookup.begin(), lookup.end());

@@ -148,7 +148,8 @@ struct UnitResult {
   std::vector<FunctionLimit> deviceFunctions;
   uint32_t nextLabel = 0;            // labels the passes made ($__cc_okN), unique in the module
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
-  bool usesFrameLookup = false;      // some check calls the unit's frame-table lookup (FrameTable.h)
+  // The functions whose checks call the unit's frame-table lookup (FrameTable.h).
+  std::set<std::string> frameLookups;
   // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
   // the wrappers the module must define.
   std::set<std::string> heapFunctionsWrapped;

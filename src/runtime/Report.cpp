@@ -367,7 +367,9 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                                                         "cucatch does not tell apart)",
                                                         v.tableFrame->objectBytes, demangle(v.tableFrame->function),
                                                         v.tableFrame->object)
-                                          : fmt::format("the {}-byte block an alloca made", v.checkedSize);
+                                          : fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two "
+                                                        "frames whose boundary the pointer was at)",
+                                                        v.checkedSize, hex(v.checkedBase));
         if (v.kind == ViolationKind::UseAfterScope && v.checkedBase == abi::kNoLiveLocal)
           out += "cucatch:   the address is in local memory, in no frame live on this thread's stack: it is in the "
                  "frame of a function that has returned (a pointer to its local memory used after it returned)\n";

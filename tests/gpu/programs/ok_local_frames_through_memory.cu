@@ -2,7 +2,8 @@
 // Correct code the frame table must leave alone: callees reading and writing their callers'
 // local arrays through pointers kept in global memory, recursion deeper than the table holds
 // (each level's array reached through memory by the level below), a function called twice at
-// one depth, and a callee whose own frame lands where an earlier callee's was.
+// one depth, a callee whose own frame lands where an earlier callee's was, and a pointer one
+// past the end of a caller's array.
 #include "common.h"
 __device__ int* level_array[64][16];
 __device__ __noinline__ int sum_through_memory(int level) {
@@ -32,9 +33,27 @@ __device__ __noinline__ int twice(int n) {
   write_through_memory(n + 1);
   return mine[0] + mine[7];
 }
+// A pointer one past the end of a caller's array, kept in memory: correct, and walked back.
+struct Span {
+  int* begin;
+  int* end;
+};
+__device__ Span spans[64];
+__device__ __noinline__ int sum_backwards() {
+  const Span& s = spans[threadIdx.x];
+  int t = 0;
+  for (int* e = s.end; e != s.begin;) t += *--e;
+  return t;
+}
+__device__ __noinline__ int span_owner(int n) {
+  int a[16];
+  for (int i = 0; i < 16; ++i) a[i] = n + i;
+  spans[threadIdx.x] = Span{a, a + 16};
+  return sum_backwards();
+}
 __global__ void frames_kernel(int* out, int depth) {
   int t = threadIdx.x;
-  out[t] = descend(0, depth) + twice(t) + twice(t + 1);
+  out[t] = descend(0, depth) + twice(t) + twice(t + 1) + span_owner(t);
 }
 int main() {
   // Recursion needs stack past the default: as a program that recurses asks for it. (Instrumented,
