@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <regex>
 #include <unordered_set>
 
 #include "instrument/BodyEdit.h"
@@ -40,13 +42,22 @@ bool takesParameterAddress(const Function& f) {
     if (*list)
       for (const auto& p : (*list)->params)
         for (const auto& d : p.declarators) names.insert(d.name);
+  // A name, or a constant expression's symbols (`f_param_0+8`), in any operand but the address
+  // an ld or st reads or writes.
+  static const std::regex identifier(R"([A-Za-z_$%][A-Za-z0-9_$]*)");
+  std::function<bool(const Operand&, bool)> names_ = [&](const Operand& o, bool access) {
+    if (o.kind == OperandKind::Address && access) return false;
+    if (o.kind == OperandKind::Name || o.kind == OperandKind::Address || o.kind == OperandKind::Expression)
+      for (auto it = std::sregex_iterator(o.text.begin(), o.text.end(), identifier); it != std::sregex_iterator(); ++it)
+        if (names.count(it->str())) return true;
+    return std::any_of(o.elements.begin(), o.elements.end(), [&](const Operand& e) { return names_(e, false); });
+  };
   for (const auto& s : f.body) {
     const auto* in = std::get_if<Instruction>(&s);
     if (!in) continue;
     const bool access = in->opcode == "ld" || in->opcode == "st";
     for (const auto& o : in->operands)
-      if ((o.kind == OperandKind::Name || (o.kind == OperandKind::Address && !access)) && names.count(o.text))
-        return true;
+      if (names_(o, access)) return true;
   }
   return false;
 }
@@ -124,10 +135,25 @@ FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const
       if (!callers.count(f) && std::any_of(called.begin(), called.end(), [&](const std::string& c) { return callers.count(c); }))
         grew = callers.insert(f).second;
   }
-  // And what they call.
+  // And every eligible function the kernels that make the table call, transitively: a stale
+  // pointer a lookup meets points into the frame of one that returned, and recorded, that frame
+  // is the one the report names (not an older entry the table holds there).
   std::set<std::string> takers = callers;
-  for (const auto& f : callers)
-    if (auto it = callees.find(f); it != callees.end()) takers.insert(it->second.begin(), it->second.end());
+  std::vector<std::string> work(callers.begin(), callers.end());
+  for (const Function* k : module.functions())
+    if (k->isEntry && k->hasBody)
+      for (const auto& s : k->body)
+        if (const Operand* callee = directCallee(s); callee && callers.count(callee->text))
+          for (const auto& t : k->body)
+            if (const Operand* c = directCallee(t); c && table.mayTake(c->text) && takers.insert(c->text).second)
+              work.push_back(c->text);
+  while (!work.empty()) {
+    std::string f = std::move(work.back());
+    work.pop_back();
+    if (auto it = callees.find(f); it != callees.end())
+      for (const auto& c : it->second)
+        if (takers.insert(c).second) work.push_back(c);
+  }
   return FrameTableUse{std::move(callers), std::move(takers)};
 }
 

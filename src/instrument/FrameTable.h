@@ -22,17 +22,22 @@
 // Which functions may take it: those every call of which the rewrite sees and can give one more
 // argument, as for MetadataParams: with a body, no linkage (.visible only in a module compiled
 // whole), never named but as a direct call's callee, not variadic. Which do: those that look a
-// pointer up (GlobalChecks decides), those that call one that does, transitively (their frames
-// are the stack while a lookup runs), and those such functions call (a stale pointer a lookup
-// meets points into such a frame: recorded, it is named). A kernel that calls one of the
-// lookups' callers makes the table; a function without one (a .visible function of relocatable
-// code) passes 0, and a function given 0 looks nothing up. So where a function has a table,
-// every function on its thread's stack had it too and pushed its frames: a local address
-// outside them all is in no live frame. Where no function looks anything up, no function or
-// kernel changes: a kernel's table costs stack, 72 bytes more in each thread's frame, which a
-// recursion near the stack limit may not have. What that needs of the module, or the table is off (`off` says why): no `alloca.u32`,
-// and no device function that takes its own parameter's address (that local memory is in no
-// frame the table records).
+// pointer up (GlobalChecks decides), those that call one, transitively (their frames are the
+// stack while a lookup runs); a kernel that calls one of those makes the table, and every
+// function it calls, transitively, takes it too (a stale pointer a lookup meets points into the
+// frame of one that returned: recorded, it is the frame the report names). A function without
+// a table (a .visible function of relocatable code) passes 0, and a function given 0 looks
+// nothing up. So where a function has a table, every function on its thread's stack had it too
+// and pushed its frames: a local address outside them all is in no live frame. (The kernel's
+// table is at a local address of its stack, high in the thread's local window, never 0.) Where
+// no function looks anything up, no function or kernel changes: a kernel's table costs 72 bytes
+// of each thread's stack, which a recursion near the stack limit may not have.
+//
+// What that needs of the module, or the table is off (`off` says why): no device function that
+// takes the address of its own parameter or return value (that local memory is in no frame the
+// table records), no `.local` variable declared in a nested scope or after a function's first
+// instruction (its entry could not name it), no `stackrestore` (blocks it frees would stay in
+// the table), no `alloca.u32`.
 #pragma once
 
 #include <set>
@@ -59,7 +64,7 @@ FrameTable frameTableOf(const ptx::Module& module, bool wholeProgram);
 
 // Where `lookups` look pointers up in it (above): the functions on the way to a lookup (the
 // lookups and their callers, transitively), and the functions that take the table (those, and
-// what they call).
+// every function the kernels that make it call, transitively).
 struct FrameTableUse {
   std::set<std::string> callers, takers;
 };

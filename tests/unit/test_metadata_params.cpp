@@ -148,4 +148,33 @@ TEST_CASE("the frame table: which functions take it, and where a module keeps no
                            "{\n.param .align 4 .b8 a0[8];\nst.param.b32 [a0], 0;\ncall.uni f, (a0);\n}");
   CHECK(off.off == "device function f takes the address of its own parameter");
   CHECK_FALSE(off.mayTake("f"));
+  // Also as a constant expression, and stored.
+  CHECK_FALSE(tableOf(".func f(.param .align 4 .b8 f_p[8])\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, f_p+4;\n"
+                      "st.local.u32 [%rd1], 0;\nret;\n}\n",
+                      "{\n.param .align 4 .b8 a0[8];\nst.param.b32 [a0], 0;\ncall.uni f, (a0);\n}")
+                  .off.empty());
+  CHECK_FALSE(tableOf(".func f(.param .align 4 .b8 f_p[8])\n{\n.reg .b64 %rd<2>;\nmov.u64 %rd1, 0;\n"
+                      "st.u64 [%rd1], f_p;\nret;\n}\n",
+                      "{\n.param .align 4 .b8 a0[8];\nst.param.b32 [a0], 0;\ncall.uni f, (a0);\n}")
+                  .off.empty());
+}
+
+TEST_CASE("the frame table: the lookups, their callers, and what the kernels that make it call", "[frame-table]") {
+  // look(): a lookup; mid() calls look and leaf; leaf() calls deep; other() is called by a
+  // kernel that makes no table.
+  auto fn = [](const std::string& name, const std::vector<std::string>& calls) {
+    std::string body = ".func " + name + "()\n{\n";
+    for (const auto& c : calls) body += "{\ncall.uni " + c + ", ();\n}\n";
+    return body + "ret;\n}\n";
+  };
+  std::string functions = fn("deep", {}) + fn("leaf", {"deep"}) + fn("look", {}) + fn("mid", {"look", "leaf"}) +
+                          fn("other", {}) + fn("lone", {}) +
+                          ".visible .entry k2()\n{\n{\ncall.uni other, ();\n}\nret;\n}\n";
+  cucatch::ptx::Module module = moduleOf(functions, "{\ncall.uni mid, ();\n}\n{\ncall.uni lone, ();\n}");
+  FrameTable table = frameTableOf(module, false);
+  FrameTableUse use = frameTableUse(module, table, {"look"});
+  CHECK(use.callers == std::set<std::string>{"look", "mid"});
+  // k calls mid: it makes the table, and every function it reaches takes it; k2 reaches other only.
+  CHECK(use.takers == std::set<std::string>{"deep", "leaf", "lone", "look", "mid"});
+  CHECK(frameTableUse(module, table, {}).takers.empty());
 }
