@@ -45,19 +45,19 @@ bool takesParameterAddress(const Function& f) {
   // A name, or a constant expression's symbols (`f_param_0+8`), in any operand but the address
   // an ld or st reads or writes.
   static const std::regex identifier(R"([A-Za-z_$%][A-Za-z0-9_$]*)");
-  std::function<bool(const Operand&, bool)> names_ = [&](const Operand& o, bool access) {
+  std::function<bool(const Operand&, bool)> mentions = [&](const Operand& o, bool access) {
     if (o.kind == OperandKind::Address && access) return false;
     if (o.kind == OperandKind::Name || o.kind == OperandKind::Address || o.kind == OperandKind::Expression)
       for (auto it = std::sregex_iterator(o.text.begin(), o.text.end(), identifier); it != std::sregex_iterator(); ++it)
         if (names.count(it->str())) return true;
-    return std::any_of(o.elements.begin(), o.elements.end(), [&](const Operand& e) { return names_(e, false); });
+    return std::any_of(o.elements.begin(), o.elements.end(), [&](const Operand& e) { return mentions(e, false); });
   };
   for (const auto& s : f.body) {
     const auto* in = std::get_if<Instruction>(&s);
     if (!in) continue;
     const bool access = in->opcode == "ld" || in->opcode == "st";
     for (const auto& o : in->operands)
-      if (names_(o, access)) return true;
+      if (mentions(o, access)) return true;
   }
   return false;
 }
