@@ -131,8 +131,8 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"table kernels", s.frameTableKernels, "kernels that make a frame table for the device functions they call"},
       {"table pushes", s.frameTablePushes, "local variables and alloca'd blocks recorded in the frame table"},
       {"table bases", s.frameTableBases,
-       "generic pointers of unknown origin in device functions looked up in the frame table where isspacep places "
-       "them in local memory (use after scope)"},
+       "generic pointers of unknown origin looked up in the frame table where isspacep places them in local memory "
+       "(use after scope), in device functions and in kernels that call one that may take it"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
       {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };

@@ -116,6 +116,13 @@ FrameTable frameTableOf(const Module& module, bool wholeProgram) {
   return out;
 }
 
+bool callsEligible(const Function& f, const FrameTable& table) {
+  return std::any_of(f.body.begin(), f.body.end(), [&](const Statement& s) {
+    const Operand* callee = directCallee(s);
+    return callee && table.mayTake(callee->text);
+  });
+}
+
 FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const std::set<std::string>& lookups) {
   // The eligible functions each eligible function calls.
   std::map<std::string, std::set<std::string>> callees;
@@ -138,15 +145,19 @@ FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const
   // And every eligible function the kernels that make the table call, transitively: a stale
   // pointer a lookup meets points into the frame of one that returned, and recorded, that frame
   // is the one the report names (not an older entry the table holds there).
-  std::set<std::string> takers = callers;
+  std::set<std::string> takers = callers, kernels;
   std::vector<std::string> work(callers.begin(), callers.end());
-  for (const Function* k : module.functions())
-    if (k->isEntry && k->hasBody)
-      for (const auto& s : k->body)
-        if (const Operand* callee = directCallee(s); callee && callers.count(callee->text))
-          for (const auto& t : k->body)
-            if (const Operand* c = directCallee(t); c && table.mayTake(c->text) && takers.insert(c->text).second)
-              work.push_back(c->text);
+  for (const Function* k : module.functions()) {
+    if (!k->isEntry || !k->hasBody || !table.off.empty()) continue;
+    bool makes = lookups.count(k->name) != 0;
+    for (const auto& s : k->body)
+      if (const Operand* callee = directCallee(s); callee && callers.count(callee->text)) makes = true;
+    if (!makes) continue;
+    kernels.insert(k->name);
+    for (const auto& t : k->body)
+      if (const Operand* c = directCallee(t); c && table.mayTake(c->text) && takers.insert(c->text).second)
+        work.push_back(c->text);
+  }
   while (!work.empty()) {
     std::string f = std::move(work.back());
     work.pop_back();
@@ -154,7 +165,7 @@ FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const
       for (const auto& c : it->second)
         if (takers.insert(c).second) work.push_back(c);
   }
-  return FrameTableUse{std::move(callers), std::move(takers)};
+  return FrameTableUse{std::move(callers), std::move(kernels), std::move(takers)};
 }
 
 void addFrameTable(Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
@@ -177,15 +188,10 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
       f->params->params.push_back(std::move(d));
     }
     if (!f->hasBody) continue;
-    // A kernel makes the table where it calls a function on the way to a lookup (it looks
-    // nothing up in it itself: its own frame is all the local memory live while it runs).
-    bool callsTaker = false, callsCaller = false;
+    bool callsTaker = false;
     for (const auto& s : f->body)
-      if (const Operand* callee = directCallee(s); callee && takes(callee->text)) {
-        callsTaker = true;
-        callsCaller = callsCaller || use.callers.count(callee->text) != 0;
-      }
-    const bool has = takes(f->name) || (f->isEntry && callsCaller);
+      if (const Operand* callee = directCallee(s); callee && takes(callee->text)) callsTaker = true;
+    const bool has = takes(f->name) || use.kernels.count(f->name) != 0;
     if (!has && !callsTaker) continue;
 
     BodyEdits edits;

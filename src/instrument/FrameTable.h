@@ -23,7 +23,8 @@
 // argument, as for MetadataParams: with a body, no linkage (.visible only in a module compiled
 // whole), never named but as a direct call's callee, not variadic. Which do: those that look a
 // pointer up (GlobalChecks decides), those that call one, transitively (their frames are the
-// stack while a lookup runs); a kernel that calls one of those makes the table, and every
+// stack while a lookup runs); a kernel that calls one of those, or looks up itself (where it
+// calls a function that may take the table: callsEligible), makes the table, and every
 // function it calls, transitively, takes it too (a stale pointer a lookup meets points into the
 // frame of one that returned: recorded, it is the frame the report names). A function without
 // a table (a .visible function of relocatable code) passes 0, and a function given 0 looks
@@ -62,11 +63,19 @@ inline constexpr const char* kFrameTableParameter = "__cc_frames";
 // `wholeProgram` as for metadataParamsOf.
 FrameTable frameTableOf(const ptx::Module& module, bool wholeProgram);
 
-// Where `lookups` look pointers up in it (above): the functions on the way to a lookup (the
-// lookups and their callers, transitively), and the functions that take the table (those, and
-// every function the kernels that make it call, transitively).
+// Whether kernel `f` calls a function that may take the table. Such a kernel looks its own
+// pointers up in a table too (making one where it does): its own frame is all that is live while
+// it runs, as without one, but the table still holds the frame a stale pointer's function left,
+// which the report then names.
+bool callsEligible(const ptx::Function& f, const FrameTable& table);
+
+// Where `lookups` (device functions and kernels) look pointers up in it (above): the functions
+// on the way to a lookup (the device functions among the lookups and their callers,
+// transitively), the kernels that make the table (lookups, and those that call one of those
+// functions), and the functions that take it (those, and every function those kernels call,
+// transitively).
 struct FrameTableUse {
-  std::set<std::string> callers, takers;
+  std::set<std::string> callers, kernels, takers;
 };
 FrameTableUse frameTableUse(const ptx::Module& module, const FrameTable& table, const std::set<std::string>& lookups);
 

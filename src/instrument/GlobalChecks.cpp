@@ -126,16 +126,22 @@ class GlobalChecks {
       if (a->access.space == Space::Generic && a->pointerSpace == Space::Generic)
         for (size_t d : a->reachingDefs)
           if (mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
+    const bool accessedWindowBases = !windowBases.empty();
     for (const CallArgument& c : arguments)
       for (size_t d = 0; d < pa_.defs().size(); ++d)
         if (c.sources.count(pa_.defs()[d].reg) && mayPointIntoWindow(pa_.defs()[d])) windowBases.insert(d);
     if (fc_.options.sharedWindowKnown && !windowBases.empty()) fc_.useSharedWindow(fc_.options.dynamicShared);
-    if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
+    const FrameTable* table = fc_.options.frameTable;
+    if (table && (table->mayTake(fc_.function.name) ||
+                  (fc_.function.isEntry && accessedWindowBases && callsEligible(fc_.function, *table)))) {
+      // A device function: the frames live on its thread's stack are those of its table. A
+      // kernel that accesses memory through such a pointer and whose callees may take a table:
+      // its own frame, as below, and a stale pointer's frame named where the table still holds
+      // it. (Not for a kernel's call arguments alone: a table costs the kernel 72 bytes of stack.)
+      liveFrames_ = LiveFrames{true, "", 0, 0, FrameTableRegs{}.table, frameLookupName(fc_.unit.unit)};
+    } else if (std::optional<LiveLocalBound> bound = liveLocalBound(fc_.function)) {
       uint64_t bytes = bound->frame.empty() ? 0 : symbols_.at(bound->frame).size;
       liveFrames_ = LiveFrames{true, bound->frame, bytes, bound->frame.empty() ? uint8_t(0) : objectId(bound->frame, bytes, false), "", ""};
-    } else if (fc_.options.frameTable && fc_.options.frameTable->mayTake(fc_.function.name)) {
-      // A device function: the frames live on its thread's stack are those of its table.
-      liveFrames_ = LiveFrames{true, "", 0, 0, FrameTableRegs{}.table, frameLookupName(fc_.unit.unit)};
     }
     relevant = pa_.withSources(std::move(relevant));
     // Metadata registers for each relevant pointer register.

@@ -125,7 +125,8 @@ struct Stats {
   size_t liveFrameBases = 0;
   // The frame table (FrameTable.h): device functions given it, kernels that make it, the frames
   // and alloca'd blocks pushed (statically), and base definitions of generic pointers of unknown
-  // origin in device functions looked up in it where isspacep places them in local memory. Where
+  // origin looked up in it where isspacep places them in local memory (in device functions, and
+  // in kernels that call a function that may take it). Where
   // the module keeps none: why.
   size_t frameTableFunctions = 0;
   size_t frameTableKernels = 0;

@@ -1,4 +1,4 @@
-// cucatch-expect: use-after-scope read 4 kernel=read_returned frame=read_returned
+// cucatch-expect: use-after-scope read 4 kernel=read_returned table-frame=make
 // cucatch-flags: -G
 // A debug build (-G) of a device function that returns a pointer to its own local array (the
 // compiler warns, and at -O2 deletes the read as undefined): the kernel reads through it after

@@ -1,8 +1,9 @@
-// cucatch-expect: use-after-scope read 4 kernel=keep_and_read frame=keep_and_read
+// cucatch-expect: use-after-scope read 4 kernel=keep_and_read table-frame=fill
 // An optimized build: a device function that is not inlined keeps a pointer to its local array
 // in global memory, and the kernel reads through it after the function returned. (Through
 // memory the compiler cannot see that the frame is gone, and keeps the read.) The kernel's own
-// local array gives it a frame, the lowest live one, which the stale pointer lies below.
+// local array gives it a frame, the lowest live one, which the stale pointer lies below; the
+// kernel calls a function that takes the frame table, which names the frame that returned.
 #include "common.h"
 __device__ int* kept[64];
 __device__ __noinline__ int fill(int n) {
