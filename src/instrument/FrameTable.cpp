@@ -188,12 +188,7 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
       f->params->params.push_back(std::move(d));
     }
     if (!f->hasBody) continue;
-    bool callsTaker = false;
-    for (const auto& s : f->body)
-      if (const Operand* callee = directCallee(s); callee && takes(callee->text)) callsTaker = true;
     const bool has = takes(f->name) || use.kernels.count(f->name) != 0;
-    if (!has && !callsTaker) continue;
-
     BodyEdits edits;
     // Each call of a taker passes the table, or 0 from a function without one.
     for (size_t i = 0; i < f->body.size(); ++i) {
@@ -206,7 +201,7 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
       in.operands[arguments].elements.push_back(Operand::name(argument));
     }
     if (!has) {
-      applyEdits(*f, edits);
+      if (!edits.before.empty()) applyEdits(*f, edits);
       continue;
     }
     ++(f->isEntry ? unit.stats.frameTableKernels : unit.stats.frameTableFunctions);
@@ -269,8 +264,8 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
       if (!f->isEntry)
         for (size_t i = 0; i < f->body.size(); ++i)
           if (const auto* in = std::get_if<Instruction>(&f->body[i]); in && in->opcode == "ret")
-            edits.before[i] +=
-                frameTablePop(regs, in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : "", pushed);
+            edits.before[i] += frameTablePop(regs, in->guard ? in->guard->predicate : "",
+                                             in->guard && in->guard->negated, pushed);
     }
     edits.prologue = prologue + edits.prologue;
     applyEdits(*f, edits);

@@ -1157,17 +1157,14 @@ std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& star
          frameTablePush(t);
 }
 
-std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std::optional<size_t> pushed) {
+std::string frameTablePop(const FrameTableRegs& t, const std::string& guardPredicate, bool guardNegated,
+                          std::optional<size_t> pushed) {
   // (Whether there is a table is asked again here, not kept from entry: a predicate live across
   // the function's calls costs stack in a recursive one.)
   const std::string when = "%__cc_ftq";
   std::string text = fmt::format("setp.ne.u64 {}, {}, 0;\n", when, t.table);
-  if (!guard.empty()) {
-    // "@%p " / "@!%p ": the return's predicate, and whether it is negated.
-    const bool negated = guard[1] == '!';
-    const std::string predicate = guard.substr(negated ? 2 : 1, guard.size() - (negated ? 3 : 2));
-    text += fmt::format("and.pred {0}, {0}, {1}{2};\n", when, negated ? "!" : "", predicate);
-  }
+  if (!guardPredicate.empty())
+    text += fmt::format("and.pred {0}, {0}, {1}{2};\n", when, guardNegated ? "!" : "", guardPredicate);
   if (!pushed)
     return text + fmt::format("@{} st.local.u32 [{}], {};\n", when, t.table, t.depthAtEntry);
   return text + fmt::format("@{when} ld.local.u32 %__cc_ftn, [{table}];\n@{when} sub.u32 %__cc_ftn, %__cc_ftn, {n};\n"

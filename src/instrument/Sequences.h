@@ -292,10 +292,12 @@ std::string frameTableSaveDepth(const FrameTableRegs& t);
 // block (its local address `start` and size `sizeRegister`, a .u64 register).
 std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId);
 std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister);
-// Before a return (under `guard`, "" or "@%p " / "@!%p "): the depth at entry, restored: the
-// saved one (frameTableSaveDepth), or, with `pushed`, the depth less the entries the function
-// pushed (a register fewer to keep across its calls, which in a recursive function is stack).
-std::string frameTablePop(const FrameTableRegs& t, const std::string& guard, std::optional<size_t> pushed);
+// Before a return (under its guard: `guardPredicate`, "" for none, and whether negated): the
+// depth at entry, restored: the saved one (frameTableSaveDepth), or, with `pushed`, the depth
+// less the entries the function pushed (a register fewer to keep across its calls, which in a
+// recursive function is stack).
+std::string frameTablePop(const FrameTableRegs& t, const std::string& guardPredicate, bool guardNegated,
+                          std::optional<size_t> pushed);
 // The unit's lookup function (its name, and its definition): given the table and a generic
 // address in the local window, the bounds and metadata word (abi::kMetaStateFrameTable) of the
 // live frame the address is in, or one past the end of (both, where it is at the boundary of

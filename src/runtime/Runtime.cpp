@@ -953,10 +953,10 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
                               ? nullptr
                               : metadata_->findChecked(r.base, r.size, entryTag);
     found.push_back(fromRecord(r, site, table ? table->module : fmt::format("unit {:08x}", r.unit), a));
-    const Site* object = variable || frames ? namedObject(r) : nullptr;
+    const Site* object = variable || frames || tableFrame ? namedObject(r) : nullptr;
     if (variable && site && site->object.empty()) found.back().passedObject = object;
     if (frames) found.back().liveFrame = object;
-    if (tableFrame && r.base != abi::kNoLiveLocal) found.back().tableFrame = namedObject(r);
+    if (tableFrame && r.base != abi::kNoLiveLocal) found.back().tableFrame = object;
     if (heap) found.back().heapBlock = heapBlockOf(r, *tables);
     if (!site || !site->entry) {
       Violation& v = found.back();
