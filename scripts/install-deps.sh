@@ -32,6 +32,7 @@ PKGS=(
   binutils                            # readelf for cubin comparison
   libzstd-dev                         # compressed fatbinary entries (static lib)
   libssl-dev                          # SHA-256 names of JIT mode's cache entries (libcrypto)
+  libunwind8                          # fast host backtraces, loaded at run time (src/runtime/Unwinder.h)
 )
 # Only for bench/overhead/run.py --plot, which imports it on demand; Debian's package is for
 # /usr/bin/python3 (a pip one would have to match whichever python3 runs the script).

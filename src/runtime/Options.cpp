@@ -51,6 +51,8 @@ std::string Options::load(const std::function<const char*(const char*)>& lookup)
   if (mode != "abort" && mode != "continue") return "CUCATCH_MODE=" + mode + ": expected abort or continue";
   if (!report.empty() && report.rfind("json:", 0) != 0)
     return "CUCATCH_REPORT=" + report + ": expected json:PATH";
+  if (unwinder != "auto" && unwinder != "libunwind" && unwinder != "glibc")
+    return "CUCATCH_UNWINDER=" + unwinder + ": expected auto, libunwind or glibc";
   if (report == "json:") return "CUCATCH_REPORT=json: needs a path";
   if (errorExitCode < 0 || errorExitCode > 255) return "CUCATCH_ERROR_EXITCODE: expected 0..255";
   if (maxErrors < 1 || maxErrors > (1 << 24)) return "CUCATCH_MAX_ERRORS: expected 1..16777216";

@@ -23,6 +23,7 @@
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
+#include "runtime/Unwinder.h"
 
 namespace cucatch::runtime {
 
@@ -193,6 +194,7 @@ class Runtime {
   const char* loaded(const char* what, const char* name, const char* replaced);
 
   Options options_;
+  Unwinder unwinder_;  // takes callStack's frames
   Driver d_;
   std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include "runtime/ElfSymbols.h"
+#include "runtime/Unwinder.h"
 
 using cucatch::runtime::ElfSymbols;
 
@@ -43,4 +44,53 @@ TEST_CASE("ElfSymbols: unreadable, non-ELF and stripped files give an empty tabl
   CHECK(ElfSymbols::load("/nonexistent/file").size() == 0);
   CHECK(ElfSymbols::load(CUCATCH_SOURCE_DIR "/README.md").size() == 0);
   CHECK_FALSE(ElfSymbols::load("/nonexistent/file").find(0x1000));
+}
+
+namespace {
+// One call site for every unwinder, so that their first frames are the same return address.
+__attribute__((noinline)) int captureThrough(const cucatch::runtime::Unwinder& u, void** frames, int max) {
+  int n = u.capture(frames, max);
+  asm volatile("" ::: "memory");  // not a tail call: this frame stays on the stack
+  return n;
+}
+__attribute__((noinline)) int nested(const cucatch::runtime::Unwinder& u, void** frames, int max, int depth) {
+  int n = depth ? nested(u, frames, max, depth - 1) : captureThrough(u, frames, max);
+  asm volatile("" ::: "memory");
+  return n;
+}
+}  // namespace
+
+TEST_CASE("libunwind and glibc give an allocation the same host frames", "[runtime]") {
+  using cucatch::runtime::Unwinder;
+  Unwinder glibc, libunwind;
+  REQUIRE(glibc.select("glibc").empty());
+  CHECK(glibc.name() == "glibc");
+  // scripts/install-deps.sh installs libunwind8, as a machine running cucatch should have it.
+  REQUIRE(libunwind.select("libunwind") == "");
+  CHECK(libunwind.name() == "libunwind");
+  void* a[64];
+  void* b[64];
+  int na = nested(glibc, a, 64, 6);
+  int nb = nested(libunwind, b, 64, 6);
+  // captureThrough, seven frames of nested, this test case (two calls: frame 8 differs), and
+  // Catch2's frames below it.
+  REQUIRE(na >= 12);
+  REQUIRE(nb >= 12);
+  for (int i = 0; i < 12; ++i)
+    if (i != 8) CHECK(a[i] == b[i]);
+  CHECK(a[8] != b[8]);
+  // The frames are return addresses into the functions that made the calls.
+  auto inside = [](void* frame, auto* fn, size_t bytes) {
+    auto f = reinterpret_cast<uintptr_t>(frame), start = reinterpret_cast<uintptr_t>(fn);
+    return f > start && f < start + bytes;
+  };
+  CHECK(inside(b[0], &captureThrough, 256));
+  for (int i = 1; i <= 7; ++i) CHECK(inside(b[i], &nested, 512));
+  // A depth cut short stops there.
+  CHECK(libunwind.capture(b, 3) == 3);
+
+  Unwinder automatic;
+  REQUIRE(automatic.select("auto").empty());
+  CHECK(automatic.name() == "libunwind");  // installed here
+  CHECK(Unwinder().select("fast").find("expected auto, libunwind or glibc") != std::string::npos);
 }
