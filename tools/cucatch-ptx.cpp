@@ -95,6 +95,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "accesses covered by another access's range check (same address, straight-line code)"},
       {"loop range", s.loopRangeChecks,
        "accesses in strided loops checked once for the loop's whole range (their own checks where it fails)"},
+      {"warp resync", s.warpResyncs,
+       "shfl.sync, vote.sync, match.sync and redux.sync given a bar.warp.sync on their mask first (one per basic "
+       "block), so that ptxas reconverges the warp before them despite the checks' branches"},
       {"dominated", s.dominatedChecks,
        "accesses whose range a dominating access's check through the same address already covered"},
       {"untagged only", s.untaggedUnchecked,

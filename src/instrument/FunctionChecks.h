@@ -46,6 +46,9 @@ struct CheckOptions {
   // non-decreasing in it) are covered by the checks of its lowest and highest address, before
   // its first access; off, each gets its own.
   bool families = true;
+  // A bar.warp.sync before the first warp-synchronous collective of each basic block of a
+  // checked function (WarpSync.h); off, none.
+  bool warpResync = true;
   // A strided loop's affine global accesses are checked once for the loop's whole range before
   // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
   // measured, it cost more than it saved in a loop of under one iteration per thread.
@@ -142,6 +145,8 @@ class FunctionChecks {
   // A pass changed the function without a check (a call's arguments: MetadataParams.h): finish
   // rebuilds it all the same.
   void markRewritten() { rewritten_ = true; }
+  // Whether a pass added a check to the function.
+  bool hasChecks() const { return checks_ != 0; }
   // Adds the declarations, the prologue and the report block if any pass added a check (or
   // marked the function rewritten), and rebuilds the body. Call once, after every pass.
   void finish();

@@ -9,6 +9,7 @@
 #include "instrument/MetadataParams.h"
 #include "instrument/RelocatableCalls.h"
 #include "instrument/SharedChecks.h"
+#include "instrument/WarpSync.h"
 #include "runtime/cucatch_abi.h"
 
 namespace cucatch::instrument {
@@ -34,6 +35,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.families = options.familyChecks;
   checkOptions.loopRanges = options.loopRangeChecks;
+  checkOptions.warpResync = options.warpResync;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))
@@ -52,6 +54,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     checkGlobalAccesses(checks);
     checkSharedAccesses(checks);
     checkLocalAccesses(checks);
+    resyncWarpCollectives(checks);
     checks.finish();
   }
   addMetadataParams(module, metadataParams);

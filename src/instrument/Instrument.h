@@ -50,6 +50,9 @@ struct InstrumentOptions {
   // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
   // cucatch-ptx --loop-ranges).
   bool loopRangeChecks = false;
+  // Put a bar.warp.sync before the first warp-synchronous collective of each basic block of a
+  // checked function (WarpSync.h).
+  bool warpResync = true;
   // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
   // device functions are called from nowhere else, so their pointer parameters may take their
   // callers' metadata too (MetadataParams.h). Without it only functions without linkage do.
