@@ -49,12 +49,11 @@ Runtime& Runtime::get() {
 
 Runtime::Runtime() : options_(Options::defaults()) {
   std::string error = options_.load([](const char* name) { return std::getenv(name); });
-  if (error.empty()) error = unwinder_.select(options_.unwinder);
   if (!error.empty()) {
     writeStderr(fmt::format("cucatch: error: {}\n", error));
     _exit(2);
   }
-  log(fmt::format("host backtraces by {}", unwinder_.name()));
+  unwinder_.emplace(options_.unwinder);  // (loaded at the first backtrace: Unwinder.h)
   // Settled here, before any thread allocates (the first tagged pointer) or reads the option.
   // JIT mode runs binaries whose modules are often not instrumented (SASS only, -rdc, libraries),
   // and an uninstrumented kernel faults on a tagged pointer it reads from memory (cuda-samples'
@@ -313,7 +312,15 @@ std::vector<void*> Runtime::callStack(size_t atLeast) const {
   size_t depth = options_.backtraceDepth ? static_cast<size_t>(options_.backtraceDepth) + 16 : 0;
   std::vector<void*> frames(std::max(atLeast, depth));
   if (frames.empty()) return frames;
-  frames.resize(static_cast<size_t>(std::max(unwinder_.capture(frames.data(), static_cast<int>(frames.size())), 0)));
+  static std::once_flag loaded;
+  std::call_once(loaded, [this] {
+    if (const std::string& error = unwinder_->load(); !error.empty()) {
+      writeStderr(fmt::format("cucatch: error: {}\n", error));
+      _exit(2);
+    }
+    if (options_.debug) writeStderr(fmt::format("cucatch: debug: host backtraces by {}\n", unwinder_->name()));
+  });
+  frames.resize(static_cast<size_t>(std::max(unwinder_->capture(frames.data(), static_cast<int>(frames.size())), 0)));
   return frames;
 }
 

@@ -194,7 +194,7 @@ class Runtime {
   const char* loaded(const char* what, const char* name, const char* replaced);
 
   Options options_;
-  Unwinder unwinder_;  // takes callStack's frames
+  std::optional<Unwinder> unwinder_;  // takes callStack's frames (made once the options are read)
   Driver d_;
   std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;

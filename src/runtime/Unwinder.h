@@ -7,8 +7,13 @@
 // learned about each return address (0.12 us for the same stack once warm). libunwind is
 // loaded at run time where it is installed (Debian's libunwind8), so that libcucatch needs
 // nothing beyond glibc where it is not: both give the same frames.
+//
+// Loaded at the first capture, not when the runtime starts: the runtime may be first reached
+// on a thread other than the one loading libcucatch, and a dlopen there would wait for the
+// loader's lock that thread holds while it waits for the runtime.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -16,19 +21,26 @@ namespace cucatch::runtime {
 
 class Unwinder {
  public:
-  // Takes the unwinder `choice` names (CUCATCH_UNWINDER): "auto" is libunwind where it loads
-  // and glibc otherwise, "libunwind" libunwind or an error, "glibc" glibc's backtrace(). Returns
-  // an empty text, or why the choice cannot be had.
-  std::string select(std::string_view choice);
+  // The unwinder `choice` names (CUCATCH_UNWINDER, checked by Options): "auto" is libunwind
+  // where `library` loads and glibc otherwise, "libunwind" libunwind or an error, "glibc"
+  // glibc's backtrace(). Nothing is loaded yet.
+  explicit Unwinder(std::string choice = "auto", std::string library = "libunwind.so.8")
+      : choice_(std::move(choice)), library_(std::move(library)) {}
+  // Loads what the choice names, once; an empty text, or why it cannot be had (libunwind asked
+  // for and not found, or an unknown choice: glibc's is used then).
+  const std::string& load() const;
   // The return addresses of the calling thread's stack, innermost first, from the caller of
   // this function on: at most `max`, their number returned.
-  int capture(void** frames, int max) const { return capture_(frames, max); }
-  // "libunwind" or "glibc".
-  std::string_view name() const { return libunwind_ ? "libunwind" : "glibc"; }
+  int capture(void** frames, int max) const;
+  // "libunwind" or "glibc" (loads first).
+  std::string_view name() const;
 
  private:
-  int (*capture_)(void**, int) = nullptr;
-  bool libunwind_ = false;
+  std::string choice_, library_;
+  mutable std::once_flag once_;
+  mutable std::string error_;
+  mutable int (*capture_)(void**, int) = nullptr;
+  mutable void (*flush_)() = nullptr;  // drops libunwind's caches (after an object was unloaded)
 };
 
 }  // namespace cucatch::runtime
