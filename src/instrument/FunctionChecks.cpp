@@ -230,6 +230,14 @@ std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const Acces
   return covered;
 }
 
+void FunctionChecks::atLoopEntry(size_t preheaderLast, const std::string& text) {
+  const auto* last = std::get_if<Instruction>(&function.body[preheaderLast]);
+  if (last && last->opcode == "bra")
+    edits.before[preheaderLast] += text;
+  else
+    edits.after[preheaderLast] += text;
+}
+
 void FunctionChecks::finish() {
   if (checks_ == 0 && !rewritten_) return;
   // Declarations and prologue, then the statements with their sequences, then the checks'

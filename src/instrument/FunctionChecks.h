@@ -5,6 +5,7 @@
 // branch to.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,9 +47,13 @@ struct CheckOptions {
   // non-decreasing in it) are covered by the checks of its lowest and highest address, before
   // its first access; off, each gets its own.
   bool families = true;
-  // A bar.warp.sync before the first warp-synchronous collective of each basic block of a
-  // checked function (WarpSync.h); off, none.
-  bool warpResync = true;
+  // The kernels given a bar.warp.sync before their first warp-synchronous collective
+  // (WarpSync.h); none where null.
+  const std::set<std::string>* warpResyncKernels = nullptr;
+  // A loop's shared accesses whose addresses take one of a few values known before it
+  // (analysis/ValueSets.h) are checked there for each, their own checks jumped over where all
+  // passed; off, every one is checked where it is.
+  bool valueSets = true;
   // A strided loop's affine global accesses are checked once for the loop's whole range before
   // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
   // measured, it cost more than it saved in a loop of under one iteration per thread.
@@ -141,6 +146,10 @@ class FunctionChecks {
   // metadata changes only where the register does, so B's passing check is this one's. Accesses
   // whose address only some lanes use (`lanes`) neither cover nor are covered.
   std::vector<bool> dominatedByCheck(const std::vector<const analysis::AccessSite*>& checked) const;
+
+  // Adds `text` where a loop is entered: at the end of the one block that enters it, whose
+  // last statement is `preheaderLast` (before it where it is a branch).
+  void atLoopEntry(size_t preheaderLast, const std::string& text);
 
   // A pass changed the function without a check (a call's arguments: MetadataParams.h): finish
   // rebuilds it all the same.

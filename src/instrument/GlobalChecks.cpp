@@ -496,11 +496,7 @@ class GlobalChecks {
       if (!covered) continue;
       ++loopCount_;
       fc_.unit.stats.loopRangeChecks += covered;
-      const auto* last = std::get_if<Instruction>(&f.body[loop.preheaderLast]);
-      if (last && last->opcode == "bra")
-        fc_.edits.before[loop.preheaderLast] += text;
-      else
-        fc_.edits.after[loop.preheaderLast] += text;
+      fc_.atLoopEntry(loop.preheaderLast, text);
     }
     return inRangeOf;
   }

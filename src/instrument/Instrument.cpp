@@ -35,7 +35,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.families = options.familyChecks;
   checkOptions.loopRanges = options.loopRangeChecks;
-  checkOptions.warpResync = options.warpResync;
+  checkOptions.valueSets = options.valueSetChecks;
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))
@@ -46,6 +46,8 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
   const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
   checkOptions.metadataParams = &metadataParams;
+  const std::set<std::string> resync = options.warpResync ? warpResyncKernels(module) : std::set<std::string>{};
+  checkOptions.warpResyncKernels = &resync;
   const FrameTable frameTable = frameTableOf(module, options.wholeProgram);
   checkOptions.frameTable = &frameTable;
   for (ptx::Function* f : module.functions()) {

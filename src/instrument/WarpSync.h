@@ -1,5 +1,5 @@
 // Warp-synchronous instructions after checks: a bar.warp.sync on the same member mask right
-// before the first of them in each basic block of a checked function.
+// before the first of them, in a kernel whose warp collectives all sit in one basic block.
 //
 // Why: a check's failing branch leaves for the function's report block, which never comes
 // back. A loop of checked accesses then has no post-dominator inside the function, and ptxas
@@ -10,17 +10,26 @@
 // form for it and those after it in the block. Measured on the H100 (bench/overhead): a
 // warp-per-row SpMV whose butterfly of five shuffles follows the loop went from 1.89x to 1.45x
 // the plain time; a bar.warp.sync before each of the five shuffles instead made it 2.45x, so
-// only the first of a block gets one.
+// only the first gets one.
 //
-// It changes nothing a correct program sees. Each of these instructions already makes the
-// executing thread wait until every non-exited thread of its member mask has executed one
-// with the same mask (on sm_70 and later, not necessarily the same instruction), and
-// bar.warp.sync waits for the same threads: those threads reach the barrier, whichever
-// instruction they are at, before they reach the collective. Exited threads in the mask are
-// not waited for (lanes that returned early, then a full-mask shuffle: run on the H100).
-// The barrier has the instruction's guard, and its mask is the instruction's operand, read
-// at the same point.
+// When it changes nothing a correct program sees. Each of these instructions makes its thread
+// wait until every non-exited thread of its member mask has executed one with the same mask,
+// and on sm_70 and later not necessarily the same one: lanes on different paths may pair their
+// collectives at different instructions. A barrier waits for a barrier, so it must come at the
+// same place in every pairing lane's sequence of collectives, or a barrier meets a collective
+// (a review's reproducer: two half-warps with full-mask shuffles, one with two in one block,
+// the other with one before and one after a loop, got wrong values with a barrier before the
+// first of each block). So only where every lane's sequence is the same: a kernel (its lanes
+// start together) whose collectives all sit in one basic block outside every loop, that calls
+// no function of the module with collectives and nothing it cannot see into (an indirect call,
+// another unit's function). Every lane that executes a collective then executes that block's,
+// once, in order, the barrier first. Exited lanes are not waited for (lanes that returned
+// early, then a full-mask shuffle: run on the H100). The barrier has the first collective's
+// guard, and its mask is that instruction's operand, read at the same point.
 #pragma once
+
+#include <set>
+#include <string>
 
 #include "instrument/FunctionChecks.h"
 
@@ -29,8 +38,11 @@ namespace cucatch::instrument {
 // Whether `in` is a warp-synchronous collective with a member mask (its last operand).
 bool isWarpCollective(const ptx::Instruction& in);
 
-// Adds the barriers to a function the check passes have checked (none where they added no
-// check, or with checks.options.warpResync off). Call after the passes, before finish.
+// The kernels of `module` where the barrier changes nothing (above).
+std::set<std::string> warpResyncKernels(const ptx::Module& module);
+
+// Adds the barrier to a kernel of checks.options.warpResyncKernels the check passes have
+// checked (none where they added no check). Call after the passes, before finish.
 void resyncWarpCollectives(FunctionChecks& checks);
 
 }  // namespace cucatch::instrument

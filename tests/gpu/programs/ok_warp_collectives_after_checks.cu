@@ -1,10 +1,12 @@
 // cucatch-expect: clean
 // Warp-synchronous collectives after checked code, which cucatch gives a bar.warp.sync on their
-// own mask (src/instrument/WarpSync.h): the output must be the plain build's. A warp-per-row sum
+// own mask where that changes nothing (src/instrument/WarpSync.h): the output must be the plain
+// build's. A warp-per-row sum
 // whose shuffles follow a loop of checked loads; lanes that returned early, then full-mask
 // shuffles and a ballot among the rest; all/any/match/reduce after checked loads; the two halves
-// of a warp in different branches, each with its own mask; a shuffle over __activemask() in a
-// divergent branch; and a kernel that calls __syncwarp itself.
+// of a warp in different branches, each with its own mask, and exchanging with one mask across
+// different code; a shuffle over __activemask() in a divergent branch; and a kernel that calls
+// __syncwarp itself.
 #include "common.h"
 
 __global__ void rowSums(const float* values, const unsigned* rowStart, unsigned rows, float* sums) {
@@ -43,6 +45,22 @@ __global__ void halves(const int* in, int* out) {
     v += __shfl_xor_sync(0x0000ffffu, v, 2);
   } else {
     v -= __shfl_xor_sync(0xffff0000u, v, 8);
+  }
+  out[threadIdx.x] = v;
+}
+
+// Full-mask shuffles paired across the two halves' different code (sm_70 and later): one half
+// has both in one block, the other one before and one after a loop of checked loads. (A first
+// version of the barrier, one per block, got the second exchange wrong here: a review's find.)
+__global__ void crossHalves(const int* in, int* out) {
+  int lane = threadIdx.x & 31, v = lane;
+  if (lane < 16) {
+    v += __shfl_xor_sync(0xffffffffu, v, 16);
+    v = v * 3 + __shfl_xor_sync(0xffffffffu, v, 16);
+  } else {
+    v += __shfl_xor_sync(0xffffffffu, v, 16);
+    for (int j = 0; j < in[lane] % 7; ++j) v += in[j];
+    v = v * 3 + __shfl_xor_sync(0xffffffffu, v, 16);
   }
   out[threadIdx.x] = v;
 }
@@ -108,6 +126,8 @@ int main() {
   show("votes", n);
   halves<<<1, 256>>>(in, out);
   show("halves", 256);
+  crossHalves<<<1, 256>>>(in, out);
+  show("cross halves", 256);
   activeOnly<<<1, 256>>>(in, out);
   show("active only", 256);
   ownSyncwarp<<<1, 256>>>(in, out);
