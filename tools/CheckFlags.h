@@ -21,7 +21,6 @@ struct CheckFlags {
   bool noCoalesce = false;
   bool noFamilies = false;
   bool noWarpResync = false;
-  bool noValueSets = false;
   std::string registerLimit = "measure";  // or "none"
 
   void addTo(CLI::App& app) {
@@ -54,10 +53,6 @@ struct CheckFlags {
                  "a checked kernel whose warp collectives all sit in one basic block outside loops (without it "
                  "ptxas may compile them to their divergent form after a loop of checks: a warp-per-row SpMV ran "
                  "1.89x the plain time against 1.45x)");
-    app.add_flag("--no-value-sets", noValueSets,
-                 "check every shared access of a loop where it is, where one whose address takes one of a few values "
-                 "known before the loop (the offsets of a ping-pong buffer) would be checked before the loop for each "
-                 "(to measure what that saves)");
     app.add_option("--register-limit", registerLimit,
                    "measure (default): compile the original with ptxas to learn each kernel's registers, and "
                    "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
@@ -75,15 +70,14 @@ struct CheckFlags {
     o.familyChecks = !noFamilies;
     o.loopRangeChecks = loopRanges;
     o.warpResync = !noWarpResync;
-    o.valueSetChecks = !noValueSets;
     return o;
   }
   bool measureRegisters() const { return registerLimit == "measure"; }
   // What makes the output differ from the defaults' (part of the JIT cache's key).
   std::string describe() const {
-    return fmt::format("parts {} objects {} dominated {} loops {} coalesce {} families {} resync {} sets {} limit {}",
+    return fmt::format("parts {} objects {} dominated {} loops {} coalesce {} families {} resync {} limit {}",
                        sharedParts, localObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, !noWarpResync,
-                       !noValueSets, registerLimit);
+                       registerLimit);
   }
 };
 

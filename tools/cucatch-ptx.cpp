@@ -95,9 +95,6 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "accesses covered by another access's range check (same address, straight-line code)"},
       {"loop range", s.loopRangeChecks,
        "accesses in strided loops checked once for the loop's whole range (their own checks where it fails)"},
-      {"value set", s.valueSetChecks,
-       "shared accesses in loops whose address takes one of a few values known before the loop (a ping-pong "
-       "buffer's offsets), checked there once per value (their own checks where one fails)"},
       {"warp resync", s.warpResyncs,
        "kernels whose warp collectives (shfl.sync, vote.sync, ...) all sit in one block, outside loops, given a "
        "bar.warp.sync on the first one's mask, so that ptxas reconverges the warp there despite the checks' "

@@ -232,7 +232,7 @@ std::vector<bool> FunctionChecks::dominatedByCheck(const std::vector<const Acces
 
 void FunctionChecks::atLoopEntry(size_t preheaderLast, const std::string& text) {
   const auto* last = std::get_if<Instruction>(&function.body[preheaderLast]);
-  if (last && last->opcode == "bra")
+  if (last && (last->opcode == "bra" || last->opcode == "brx"))
     edits.before[preheaderLast] += text;
   else
     edits.after[preheaderLast] += text;

@@ -50,10 +50,6 @@ struct CheckOptions {
   // The kernels given a bar.warp.sync before their first warp-synchronous collective
   // (WarpSync.h); none where null.
   const std::set<std::string>* warpResyncKernels = nullptr;
-  // A loop's shared accesses whose addresses take one of a few values known before it
-  // (analysis/ValueSets.h) are checked there for each, their own checks jumped over where all
-  // passed; off, every one is checked where it is.
-  bool valueSets = true;
   // A strided loop's affine global accesses are checked once for the loop's whole range before
   // it, their own checks jumped over where it passes (analysis/LoopRanges.h). Off by default:
   // measured, it cost more than it saved in a loop of under one iteration per thread.
@@ -148,7 +144,7 @@ class FunctionChecks {
   std::vector<bool> dominatedByCheck(const std::vector<const analysis::AccessSite*>& checked) const;
 
   // Adds `text` where a loop is entered: at the end of the one block that enters it, whose
-  // last statement is `preheaderLast` (before it where it is a branch).
+  // last statement is `preheaderLast` (before it where it is a branch, bra or brx).
   void atLoopEntry(size_t preheaderLast, const std::string& text);
 
   // A pass changed the function without a check (a call's arguments: MetadataParams.h): finish

@@ -53,9 +53,6 @@ struct InstrumentOptions {
   // Put a bar.warp.sync before the first warp-synchronous collective of each basic block of a
   // checked function (WarpSync.h).
   bool warpResync = true;
-  // Check a loop's shared accesses whose addresses take one of a few values known before it
-  // once per value, before the loop (analysis/ValueSets.h).
-  bool valueSetChecks = true;
   // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
   // device functions are called from nowhere else, so their pointer parameters may take their
   // callers' metadata too (MetadataParams.h). Without it only functions without linkage do.

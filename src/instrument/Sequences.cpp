@@ -628,16 +628,6 @@ std::string sharedRangeViolation(const FunctionRegs& r, const SharedBoundsRegs& 
 
 }  // namespace
 
-std::string sharedInRange(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address, int64_t offset,
-                          uint64_t span, const std::string& ok, bool first) {
-  return fmt::format("add.u32 {u0}, {a}, {offset};\n", fmt::arg("u0", r.u(0)), fmt::arg("a", address),
-                     fmt::arg("offset", offset)) +
-         sharedRangeViolation(r, m, span) +
-         (first ? fmt::format("not.pred {ok}, {q0};\n", fmt::arg("ok", ok), fmt::arg("q0", r.q(0)))
-                : fmt::format("not.pred {q0}, {q0};\nand.pred {ok}, {ok}, {q0};\n", fmt::arg("ok", ok),
-                              fmt::arg("q0", r.q(0))));
-}
-
 CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated) {
   // u0 the address accessed; q0 the violation.

@@ -213,10 +213,6 @@ std::string selectSharedBounds(const SharedBoundsRegs& to, const SharedBoundsReg
 // variable's symbol for [symbol+offset]) of `c.size` bytes against `bounds`; on a violation it
 // branches to the report block with the address and bounds widened to 64 bits and no tag.
 // (Shared addresses carry no tag: `c.untagged` is not used.)
-// Before a loop (analysis/ValueSets.h): whether `address` + `offset`, `span` bytes, lies inside
-// bounds `m`, into predicate `ok` (set by the `first`, and-ed into by the others).
-std::string sharedInRange(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address, int64_t offset,
-                          uint64_t span, const std::string& ok, bool first);
 CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const CheckSite& c,
                       const std::string& guardPredicate, bool guardNegated);
 // One check for a group of accesses through the same 32-bit `address` register (unchanged

@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "analysis/SharedParts.h"
-#include "analysis/ValueSets.h"
 #include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
@@ -23,8 +22,6 @@ namespace {
 constexpr const char* kBoundsPrefix = "%__cc_s";
 constexpr const char* kPartPrefix = "%__cc_p";     // part bounds (lo, size), set at kernel entry
 constexpr const char* kUniformPrefix = "%__cc_w";  // uniform registers recomputed at kernel entry
-constexpr const char* kValueSetPrefix = "%__cc_vs";  // a loop's checks before it all passed
-constexpr const char* kValueTempPrefix = "%__cc_vt"; // candidates and addresses made from them
 
 class SharedChecks {
  public:
@@ -118,20 +115,6 @@ class SharedChecks {
       else
         own.push_back(checked[i]);
     }
-    // Accesses of loops whose addresses take one of a few values known before the loop
-    // (analysis/ValueSets.h): checked there for each, their own checks jumped over where all
-    // passed. Each keeps a check of its own, not coalesced.
-    std::unordered_map<const AccessSite*, std::string> inRangeOf = valueSetChecks(own);
-    for (const AccessSite* a : own) {
-      auto covered = inRangeOf.find(a);
-      if (covered == inRangeOf.end()) continue;
-      CheckCode code = check(*a);
-      std::string label = fc_.newLabel("inrange");
-      code.inlined = skipCheck(covered->second, label) + code.inlined + label + ":\n";
-      add(*a, code);
-    }
-    own.erase(std::remove_if(own.begin(), own.end(), [&](const AccessSite* a) { return inRangeOf.count(a) != 0; }),
-              own.end());
     for (const auto& group : fc_.coalescedGroups(own)) {
       const AccessSite& first = *group.front();
       if (group.size() == 1) {
@@ -151,9 +134,6 @@ class SharedChecks {
       stats.coalescedChecks += group.size() - 1;
     }
     if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
-    if (valueSetLoops_)
-      fc_.declarations += fmt::format(".reg .pred {}<{}>;\n.reg .b32 {}<{}>;\n", kValueSetPrefix, valueSetLoops_,
-                                      kValueTempPrefix, std::max<size_t>(valueTemps_, 1));
     // Registers reached by "no definition" on some path start out unknown.
     for (const auto& r : ordered) fc_.entry += unknownSharedBounds(bounds_.at(r), "");
   }
@@ -199,88 +179,6 @@ class SharedChecks {
     code.inlined.insert(0, boundsText);
     fc_.addSite(std::move(site), a);
     return code;
-  }
-
-  // The checks before each loop of analysis::valueSetLoops for its accesses among `own`: for
-  // each candidate value, the address made again from it (its statements, renamed), checked
-  // against the bounds the access's register copies from a register the loop does not change.
-  // The predicate that all passed, per access covered; none where an access's bounds change
-  // in the loop (a part's, passed ones, a select or cvta on the way).
-  std::unordered_map<const AccessSite*, std::string> valueSetChecks(const std::vector<const AccessSite*>& own) {
-    std::unordered_map<const AccessSite*, std::string> inRangeOf;
-    if (!fc_.options.valueSets) return inRangeOf;
-    std::vector<const AccessSite*> candidates;
-    for (const AccessSite* a : own)
-      if (a->addressSymbol.empty() && !partOf(*a) && !a->access.lanes && !pa_.registers().is64Bit(a->addressRegister))
-        candidates.push_back(a);
-    Function& f = fc_.function;
-    for (const ValueSetLoop& loop : valueSetLoops(f, fc_.cfg, candidates)) {
-      std::string ok = fmt::format("{}{}", kValueSetPrefix, valueSetLoops_);
-      std::string text;
-      size_t covered = 0;
-      for (const ValueSetAccess& va : loop.accesses) {
-        std::optional<std::string> from = invariantBoundsSource(va.access->addressRegister, loop.header);
-        if (!from) continue;
-        const SharedBoundsRegs& bounds = bounds_.at(*from);
-        int64_t offset = fc_.offsetOf(*va.access);
-        for (const Operand& value : loop.candidates) {
-          // The candidate in a register of its own, then the address's statements from it.
-          std::string candidate = fmt::format("{}{}", kValueTempPrefix, 0);
-          text += fmt::format("mov.u32 {}, {};\n", candidate, printOperand(value));
-          std::unordered_map<std::string, std::string> renamed{{va.webRegister, candidate}};
-          size_t temp = 1;
-          for (size_t st : va.chain) {
-            Instruction again = std::get<Instruction>(f.body[st]);
-            for (size_t k = 1; k < again.operands.size(); ++k)
-              if (auto it = renamed.find(again.operands[k].text);
-                  again.operands[k].kind == OperandKind::Name && it != renamed.end())
-                again.operands[k].text = it->second;
-            std::string to = fmt::format("{}{}", kValueTempPrefix, temp++);
-            renamed[again.operands[0].text] = to;
-            again.operands[0].text = to;
-            again.loc = {};
-            text += printStatement(again) + "\n";
-          }
-          valueTemps_ = std::max(valueTemps_, temp);
-          std::string address = renamed.at(va.access->addressRegister);
-          text += sharedInRange(fc_.regs, bounds, address, offset, va.access->access.size, ok,
-                                covered == 0 && &value == &loop.candidates.front());
-        }
-        inRangeOf[va.access] = ok;
-        ++covered;
-      }
-      if (!covered) continue;
-      ++valueSetLoops_;
-      fc_.unit.stats.valueSetChecks += covered;
-      fc_.atLoopEntry(loop.preheaderLast, text);
-    }
-    return inRangeOf;
-  }
-
-  // The register whose bounds `reg`'s are copies of throughout the loop at `header`: `reg`
-  // itself where the loop does not define it, else its source where its one definition in the
-  // loop derives it from one (and so on); none where the loop defines it otherwise.
-  std::optional<std::string> invariantBoundsSource(std::string reg, size_t header) const {
-    const auto& loops = fc_.cfg.loops();
-    auto loop = std::find_if(loops.begin(), loops.end(), [&](const auto& l) { return l.header == header; });
-    if (loop == loops.end()) return std::nullopt;
-    auto inLoop = [&](size_t statement) {
-      return std::find(loop->blocks.begin(), loop->blocks.end(), fc_.cfg.blockOf(statement)) != loop->blocks.end();
-    };
-    for (size_t steps = 0; steps < 64; ++steps) {
-      std::vector<const PointerDef*> mine;
-      for (const auto& d : pa_.defs())
-        if (d.reg == reg && inLoop(d.statement)) mine.push_back(&d);
-      if (mine.empty()) return bounds_.count(reg) ? std::optional<std::string>(reg) : std::nullopt;
-      const PointerDef& d = *mine.front();
-      if (mine.size() != 1 || d.kind != DefKind::Derived || d.spaceFromCvta || !d.mapaRank.empty() ||
-          d.sources.empty() || !passedBounds(d).empty())
-        return std::nullopt;
-      const auto& in = std::get<Instruction>(fc_.function.body[d.statement]);
-      if (in.guard) return std::nullopt;
-      reg = d.sources[0];
-    }
-    return std::nullopt;
   }
 
   const SymbolInfo* sharedVariable(const std::string& symbol) const {
@@ -471,8 +369,6 @@ class SharedChecks {
   std::optional<DynamicSharedParts> parts_;  // with --shared-parts
   std::vector<SharedBoundsRegs> partChecks_;  // part 0, 1, ...: (the region's start, to the part's end)
   std::vector<std::string> partStarts_;       // part 0, 1, ...: where it starts, for the report
-  size_t valueSetLoops_ = 0;                  // loops checked before (their predicates: %__cc_vs<i>)
-  size_t valueTemps_ = 0;                     // registers the checks before them make addresses in
 };
 
 }  // namespace

@@ -113,10 +113,6 @@ struct Stats {
   size_t loopRangeChecks = 0;
   // Kernels given a bar.warp.sync before their first warp-synchronous collective (WarpSync.h).
   size_t warpResyncs = 0;
-  // Shared accesses in loops checked before the loop for each value their address can take
-  // (analysis/ValueSets.h; their own checks run only where one fails): counted among the
-  // instrumented too.
-  size_t valueSetChecks = 0;
   // Base definitions of generic pointers of unknown origin that, where isspacep places them in
   // shared memory, take the block's shared window as their bounds; and shared accesses through
   // 32-bit addresses not made from a variable, checked against that window.

@@ -64,17 +64,23 @@ std::set<std::string> warpResyncKernels(const Module& module) {
     if (!f->isEntry) continue;
     analysis::CFG cfg(*f);
     std::set<size_t> blocks;
+    // Under one guard, or none: lanes whose guards differ would run different sequences of the
+    // block's collectives (a second review's reproducer: @p shfl; shfl; @!p shfl).
+    std::set<std::pair<std::string, bool>> guards;
     bool calls = false;
     for (size_t i = 0; i < f->body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&f->body[i]);
       if (!in) continue;
-      if (isWarpCollective(*in) || (in->opcode == "bar" && in->hasModifier(".warp"))) blocks.insert(cfg.blockOf(i));
+      if (isWarpCollective(*in) || (in->opcode == "bar" && in->hasModifier(".warp"))) {
+        blocks.insert(cfg.blockOf(i));
+        guards.insert(in->guard ? std::pair{in->guard->predicate, in->guard->negated} : std::pair{std::string(), false});
+      }
       if (in->opcode == "call") {
         CallShape c = callShape(*in);
         calls = calls || c.prototype || !c.callee || collects(c.callee->text);
       }
     }
-    if (blocks.size() != 1 || calls) continue;
+    if (blocks.size() != 1 || guards.size() != 1 || calls) continue;
     size_t only = *blocks.begin();
     bool inLoop = std::any_of(cfg.loops().begin(), cfg.loops().end(), [&](const analysis::CFG::Loop& l) {
       return std::find(l.blocks.begin(), l.blocks.end(), only) != l.blocks.end();

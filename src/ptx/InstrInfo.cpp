@@ -232,9 +232,12 @@ void forEachDefinedRegister(const Instruction& in, const std::function<void(cons
   for (auto n : kNoDestination)
     if (op == n) {
       // A few of these do write a register: mbarrier.arrive returns a state, wgmma.mma_async
-      // accumulates into its first operand.
+      // accumulates into its first operand, bar.red (__syncthreads_count/and/or) returns the
+      // reduction, multimem.ld_reduce and tcgen05.ld the values they read.
       if (!((op == "mbarrier" && !in.operands.empty() && in.operands[0].kind != OperandKind::Address) ||
-            (op == "wgmma" && in.hasModifier(".mma_async"))))
+            (op == "wgmma" && in.hasModifier(".mma_async")) ||
+            ((op == "bar" || op == "barrier") && in.hasModifier(".red")) ||
+            (op == "multimem" && in.hasModifier(".ld_reduce")) || (op == "tcgen05" && in.hasModifier(".ld"))))
         return;
       break;
     }

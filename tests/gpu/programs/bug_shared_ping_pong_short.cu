@@ -1,9 +1,7 @@
 // cucatch-expect: out-of-bounds write 4 kernel=scan object= space=shared
 // A Hillis-Steele scan that ping-pongs between two halves of its dynamic shared memory (`from`
 // and `to` swapped each step, so they only ever hold 0 and blockDim.x), launched with room for
-// one half only: the first step writes past the region. cucatch checks those two accesses once
-// per value before the loop (analysis/ValueSets.h); that fails, so their own checks run and
-// report the first write out of bounds.
+// one half only: the first step writes past the region, reported at the write.
 #include "common.h"
 __global__ void scan(const unsigned* in, unsigned* out) {
   extern __shared__ unsigned buf[];

@@ -1,9 +1,8 @@
 // cucatch-expect: clean
 // Ping-pong buffers in shared memory, as scans and iterative stencils keep them: offsets or
-// pointers swapped each step (so they only ever hold two values), whose accesses cucatch checks
-// once per value before the loop (analysis/ValueSets.h). Correct sizes: silent, and the output
-// is the plain build's. Also a loop that rotates three buffers, and one whose offset is not a
-// copy (`1 - cur`), checked where it is.
+// pointers swapped each step (so they only ever hold two values), a loop that rotates three
+// buffers, and one whose offset is `1 - cur`. Correct sizes: silent, and the output is the
+// plain build's.
 #include "common.h"
 __global__ void scanOffsets(const unsigned* in, unsigned* out) {
   extern __shared__ unsigned buf[];
