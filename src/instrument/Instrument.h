@@ -50,8 +50,8 @@ struct InstrumentOptions {
   // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
   // cucatch-ptx --loop-ranges).
   bool loopRangeChecks = false;
-  // Put a bar.warp.sync before the first warp-synchronous collective of each basic block of a
-  // checked function (WarpSync.h).
+  // Put a bar.warp.sync before the first warp-synchronous collective of a checked kernel whose
+  // collectives all sit in one basic block (WarpSync.h).
   bool warpResync = true;
   // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
   // device functions are called from nowhere else, so their pointer parameters may take their

@@ -23,10 +23,15 @@ bool isWarpCollective(const Instruction& in) {
 
 namespace {
 
+bool isWarpBarrier(const Instruction& in) { return in.opcode == "bar" && in.hasModifier(".warp"); }
+
+// A collective or a bar.warp.sync: where lanes of a warp wait for one another.
+bool isWarpSyncPoint(const Instruction& in) { return isWarpCollective(in) || isWarpBarrier(in); }
+
 bool hasCollective(const Function& f) {
   return std::any_of(f.body.begin(), f.body.end(), [](const Statement& s) {
     const auto* in = std::get_if<Instruction>(&s);
-    return in && (isWarpCollective(*in) || (in->opcode == "bar" && in->hasModifier(".warp")));
+    return in && isWarpSyncPoint(*in);
   });
 }
 
@@ -71,7 +76,7 @@ std::set<std::string> warpResyncKernels(const Module& module) {
     for (size_t i = 0; i < f->body.size(); ++i) {
       const auto* in = std::get_if<Instruction>(&f->body[i]);
       if (!in) continue;
-      if (isWarpCollective(*in) || (in->opcode == "bar" && in->hasModifier(".warp"))) {
+      if (isWarpSyncPoint(*in)) {
         blocks.insert(cfg.blockOf(i));
         guards.insert(in->guard ? std::pair{in->guard->predicate, in->guard->negated} : std::pair{std::string(), false});
       }
@@ -99,7 +104,7 @@ void resyncWarpCollectives(FunctionChecks& checks) {
     const auto* in = std::get_if<Instruction>(&body[i]);
     if (!in) continue;
     // One already there (__syncwarp before a shuffle) does it.
-    if (in->opcode == "bar" && in->hasModifier(".warp")) return;
+    if (isWarpBarrier(*in)) return;
     if (!isWarpCollective(*in)) continue;
     std::string guard = in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : std::string();
     checks.edits.before[i] += fmt::format("{}bar.warp.sync {};\n", guard, printOperand(in->operands.back()));

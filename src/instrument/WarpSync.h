@@ -22,8 +22,8 @@
 // first of each block). So only where every lane's sequence is the same: a kernel (its lanes
 // start together) whose collectives all sit in one basic block outside every loop, under one
 // guard (or none), that calls no function of the module with collectives and nothing it cannot
-// see into (an indirect call, another unit's function). Every lane that executes a collective then executes that block's,
-// once, in order, the barrier first. Exited lanes are not waited for (lanes that returned
+// see into (an indirect call, another unit's function). Every lane that executes a collective
+// then executes that block's, once, in order, the barrier first. Exited lanes are not waited for (lanes that returned
 // early, then a full-mask shuffle: run on the H100). The barrier has the first collective's
 // guard, and its mask is that instruction's operand, read at the same point.
 #pragma once

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/DynamicSection.h"
+#include "runtime/LoaderCounts.h"
 
 namespace cucatch::runtime {
 
@@ -35,21 +36,6 @@ bool skipped(uintptr_t base, std::string_view name, uintptr_t self) {
   // Our own references, libcuda's to itself, the loader and the vDSO stay as they are.
   return base == self || name.find("libcuda.so") != std::string_view::npos ||
          name.find("ld-linux") != std::string_view::npos || name.find("linux-vdso") != std::string_view::npos;
-}
-
-struct Counters {
-  unsigned long long adds = 0, subs = 0;
-};
-
-Counters loaderCounters() {
-  Counters c;
-  dl_iterate_phdr([](dl_phdr_info* info, size_t size, void* out) {
-    auto* c = static_cast<Counters*>(out);
-    c->adds = info->dlpi_adds;
-    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) c->subs = info->dlpi_subs;
-    return 1;
-  }, &c);
-  return c;
 }
 
 struct Rewrite {
@@ -151,8 +137,8 @@ int rewriteObject(dl_phdr_info* info, size_t, void* data) {
 size_t rebindReferences(const RebindTargets& targets) {
   static std::mutex mutex;
   static std::set<Object> done;
-  static Counters last{~0ull, ~0ull};
-  Counters now = loaderCounters();
+  static LoaderCounts last{~0ull, ~0ull};
+  LoaderCounts now = loaderCounts();
   std::lock_guard lock(mutex);
   if (now.adds == last.adds && now.subs == last.subs) return 0;
   Dl_info self{};

@@ -2,36 +2,12 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <link.h>
 
 #include <atomic>
 
+#include "runtime/LoaderCounts.h"
+
 namespace cucatch::runtime {
-
-namespace {
-
-// How many objects the loader has unloaded (dl_iterate_phdr's dlpi_subs).
-unsigned long long unloads() {
-  unsigned long long subs = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t size, void* out) {
-        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-          *static_cast<unsigned long long*>(out) = info->dlpi_subs;
-        return 1;
-      },
-      &subs);
-  return subs;
-}
-
-// libunwind's cache of the local address space, and the function that drops it
-// (unw_flush_cache, under libunwind's x86-64 names).
-void* gLocalSpace = nullptr;
-void (*gFlushCache)(void*, unsigned long, unsigned long) = nullptr;
-void flushLibunwind() {
-  if (gFlushCache && gLocalSpace) gFlushCache(*static_cast<void**>(gLocalSpace), 0, 0);
-}
-
-}  // namespace
 
 const std::string& Unwinder::load() const {
   std::call_once(once_, [this] {
@@ -57,19 +33,20 @@ const std::string& Unwinder::load() const {
     capture_ = reinterpret_cast<int (*)(void**, int)>(fn);
     // Its cache is keyed by return address: an object unloaded and another loaded at its
     // addresses would find the old one's frame layouts there.
-    gLocalSpace = dlsym(library, "_ULx86_64_local_addr_space");
-    gFlushCache = reinterpret_cast<void (*)(void*, unsigned long, unsigned long)>(dlsym(library, "_Ux86_64_flush_cache"));
-    flush_ = &flushLibunwind;
+    // (unw_flush_cache and unw_local_addr_space, under libunwind's x86-64 names.)
+    void* space = dlsym(library, "_ULx86_64_local_addr_space");
+    localSpace_ = space ? *static_cast<void**>(space) : nullptr;
+    flushCache_ = reinterpret_cast<void (*)(void*, unsigned long, unsigned long)>(dlsym(library, "_Ux86_64_flush_cache"));
   });
   return error_;
 }
 
 int Unwinder::capture(void** frames, int max) const {
   load();
-  if (flush_) {
-    static std::atomic<unsigned long long> seen{unloads()};
-    unsigned long long now = unloads();
-    if (seen.exchange(now) != now) flush_();
+  if (flushCache_ && localSpace_) {
+    static std::atomic<unsigned long long> seen{loaderCounts().subs};
+    unsigned long long now = loaderCounts().subs;
+    if (seen.exchange(now) != now) flushCache_(localSpace_, 0, 0);
   }
   return capture_(frames, max);
 }

@@ -40,7 +40,10 @@ class Unwinder {
   mutable std::once_flag once_;
   mutable std::string error_;
   mutable int (*capture_)(void**, int) = nullptr;
-  mutable void (*flush_)() = nullptr;  // drops libunwind's caches (after an object was unloaded)
+  // libunwind's unw_flush_cache and its local address space (none with glibc's unwinder): its
+  // cache is dropped when an object was unloaded.
+  mutable void (*flushCache_)(void*, unsigned long, unsigned long) = nullptr;
+  mutable void* localSpace_ = nullptr;
 };
 
 }  // namespace cucatch::runtime
