@@ -116,9 +116,13 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "shared accesses through a pointer parameter converted to a shared address, checked against its callers' bounds"},
       {"shared window", s.sharedWindowAccesses,
        "shared accesses through addresses not made from a variable, checked against the block's shared memory"},
-      {"frame", s.localWholeFrame, "local accesses checked against their function's whole frame"},
-      {"local arrays", s.localArrays,
-       "local accesses checked against the array of the frame they address (--local-objects)"},
+      {"frame", s.localWholeFrame,
+       "local accesses checked against their function's whole frame (its arrays not told apart, or "
+       "--no-local-objects)"},
+      {"local arrays", s.localArrays, "local accesses checked against the array of the frame they address"},
+      {"kept whole", s.localFramesKeptWhole,
+       "frames whose arrays are not told apart: an access made from one array's start has a bounded offset that "
+       "reaches another array of the frame"},
       {"alloca blocks", s.localAllocaBlocks, "local accesses checked against the block an alloca made"},
       {"passed", s.metadataArguments, "pointer arguments whose bounds go with them into the module's own functions"},
       {"received", s.metadataParameters, "pointer parameters given their bounds by every caller, not read from the tables"},

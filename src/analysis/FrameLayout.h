@@ -1,4 +1,5 @@
-// The arrays of a function's frame, as nvcc lays them out (for `cucatch-ptx --local-objects`):
+// The arrays of a function's frame, as nvcc lays them out (LocalChecks; `cucatch-ptx
+// --no-local-objects` leaves them unused):
 // nvcc's PTX has one .local variable per function, `__local_depot<n>`, that holds every
 // address-taken or dynamically indexed local object, and materializes each object's address
 // once, as the frame register plus the object's offset (`add.u64 %rd5, %SPL, 64`, or
@@ -10,8 +11,9 @@
 // A heuristic: the PTX does not give the objects' sizes, and a start is only where nvcc put
 // one. Were a start an element's offset folded into the frame address (NVPTX could select
 // `(add FrameIndex, 8)` as one add), an array would be split in two and a correct index past
-// the false boundary reported: so the option is off by default. Not seen in nvcc 13.0's -O3 or
-// -G PTX (tests/unit/test_analysis.cpp names the patterns looked at).
+// the false boundary reported. Not seen in nvcc 13.0's (or clang 14's) PTX at any level
+// (docs/design.md names the patterns looked at); a frame where a bounded offset crosses from
+// one array into another is checked whole (LocalChecks).
 #pragma once
 
 #include <cstdint>

@@ -34,9 +34,9 @@ struct CheckOptions {
   // Check accesses to dynamic shared memory against the part the kernel carved
   // (analysis/SharedParts.h: a heuristic, off by default).
   bool dynamicSharedParts = false;
-  // Check local accesses against the array of the frame they address (analysis/FrameLayout.h:
-  // a heuristic, off by default), not only against the whole frame.
-  bool localObjects = false;
+  // Check local accesses against the array of the frame they address (analysis/FrameLayout.h),
+  // not only against the whole frame (InstrumentOptions::localObjects).
+  bool localObjects = true;
   // Accesses through one address register in straight-line code share one range check
   // (coalescedGroups); off, every access gets its own.
   bool coalesce = true;

@@ -38,8 +38,11 @@ struct InstrumentOptions {
   // uniform offsets from below (a stencil's halo), so it is asked for, never the default.
   bool dynamicSharedParts = false;
   // Check a local access against the array of its frame it addresses (analysis/FrameLayout.h),
-  // not only against the whole frame: a heuristic too, asked for (cucatch-ptx --local-objects).
-  bool localObjects = false;
+  // not only against the whole frame (cucatch-ptx --no-local-objects turns it off). It trusts
+  // the starts nvcc materializes for a frame's arrays; nvcc 13.0 was not seen to start one
+  // inside another (docs/design.md), and a frame where a bounded offset reaches from one array
+  // into the next is checked whole (LocalChecks).
+  bool localObjects = true;
   // Optimizations, each on by default and switchable so that its effect can be measured:
   // accesses through one address in straight-line code share one range check.
   bool coalesceChecks = true;

@@ -121,7 +121,10 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
   auto objectJson = [](const Site& s) {
     nlohmann::json o{{"name", s.object}, {"bytes", s.objectBytes}, {"space", s.objectSpace}, {"dynamic", s.objectDynamic}};
     if (s.objectPart) o["part"] = true;
-    if (s.objectFrameArray) o["frame_offset"] = s.objectFrameOffset;
+    if (s.objectFrameArray) {
+      o["frame_offset"] = s.objectFrameOffset;
+      o["frame_bytes"] = s.objectFrameBytes;
+    }
     return o;
   };
   nlohmann::json list = nlohmann::json::array();

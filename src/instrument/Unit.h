@@ -41,10 +41,11 @@ struct Site {
   // Checked against one part of the dynamic shared memory (--shared-parts): the record's size
   // carries the part's start in its high half (abi::ErrorRecord).
   bool objectPart = false;
-  // (Local:) checked against one array of the frame `object` (--local-objects): where it
-  // starts in the frame; objectBytes is its size.
+  // (Local:) checked against one array of the frame `object` (analysis/FrameLayout.h): where it
+  // starts in the frame, and the frame's size; objectBytes is the array's.
   bool objectFrameArray = false;
   uint64_t objectFrameOffset = 0;
+  uint64_t objectFrameBytes = 0;
 };
 
 // The name of a function's entry point that takes its pointers' bounds from its callers, in
@@ -80,10 +81,12 @@ struct Stats {
   size_t dynamicSharedWhole = 0;
   // ... and those checked against the part of it the kernel carved (--shared-parts).
   size_t dynamicSharedParts = 0;
-  // Checked local accesses against one array of their frame (--local-objects), and those
-  // against the whole frame.
+  // Checked local accesses against one array of their frame (analysis/FrameLayout.h), and those
+  // against the whole frame; frames whose arrays were not told apart for a bounded offset that
+  // reaches from one into another (LocalChecks).
   size_t localArrays = 0;
   size_t localWholeFrame = 0;
+  size_t localFramesKeptWhole = 0;
   // ... and those against the block an `alloca` made, its size the one asked for at run time.
   size_t localAllocaBlocks = 0;
   // Pointer arguments whose metadata goes with them into the module's own device functions, and

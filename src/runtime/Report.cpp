@@ -42,6 +42,7 @@ SiteTable SiteTable::parse(std::string_view text) {
     if (o.contains("frame_offset")) {
       site.objectFrameArray = true;
       site.objectFrameOffset = o["frame_offset"].get<uint64_t>();
+      site.objectFrameBytes = o.value("frame_bytes", uint64_t(0));
     }
   };
   if (j.contains("objects"))
@@ -247,6 +248,36 @@ std::string objectLine(const Violation& v) {
   return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
 }
 
+// For an access checked against one array of a local frame that landed wholly in the frame and
+// at an address outside that array (so in another array of the frame): its offset in the frame.
+// None otherwise: an access that starts in its own array and runs past its end, or one that
+// leaves the frame, is an overflow whole-frame checks report too; and none where the site table
+// does not give the frame's size.
+std::optional<uint64_t> offsetInNeighbourArray(const Violation& v) {
+  const Site* s = v.site;
+  if (!s || s->objectSpace != "local" || !s->objectFrameArray || !s->objectFrameBytes ||
+      v.checkedBase < s->objectFrameOffset)
+    return std::nullopt;
+  uint64_t frame = v.checkedBase - s->objectFrameOffset;
+  bool inOwnArray = v.address >= v.checkedBase && v.address - v.checkedBase < v.checkedSize;
+  if (inOwnArray || v.address < frame || v.address - frame >= s->objectFrameBytes ||
+      s->objectFrameBytes - (v.address - frame) < v.size)
+    return std::nullopt;
+  return v.address - frame;
+}
+
+// That, said, with the way back to whole-frame checks should nvcc have started an array inside
+// another (docs/design.md); "" otherwise.
+std::string neighbourArrayLine(const Violation& v) {
+  std::optional<uint64_t> at = offsetInNeighbourArray(v);
+  if (!at) return {};
+  return fmt::format("cucatch:   (at offset {} of the same {}-byte frame, in another of its arrays. cucatch tells a "
+                     "frame's arrays apart where nvcc's PTX starts them; should this access be correct, nvcc started "
+                     "an array inside another: CUCATCH_PTX_FLAGS=--no-local-objects checks whole frames, and please "
+                     "report it)\n",
+                     *at, v.site->objectFrameBytes);
+}
+
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
   if (v.sharedWindow) return " in shared memory";
@@ -389,6 +420,7 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
       } else if (v.site && !v.site->object.empty()) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
+        out += neighbourArrayLine(v);
       } else if (v.passedObject) {
         out += fmt::format("cucatch:   address is {} {}, whose bounds {} {} was given with the pointer\n",
                            relation(v, v.checkedBase, v.checkedSize), objectLine(v),
@@ -537,6 +569,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
     if (object->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
     if (object->objectFrameArray) j["object"]["frame_offset"] = object->objectFrameOffset;
+    if (auto at = offsetInNeighbourArray(v))
+      j["object"]["neighbour"] = {{"frame_offset", *at}, {"frame_bytes", v.site->objectFrameBytes}};
     if (v.passedObject) j["object"]["passed_by_caller"] = true;
   }
   if (const auto& b = v.heapBlock) {

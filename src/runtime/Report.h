@@ -34,9 +34,11 @@ struct Site {
   std::string objectSpace;  // the variable's: global (__device__), const (__constant__), shared
   bool objectDynamic = false;  // the launch's dynamic shared memory (extern __shared__)
   bool objectPart = false;     // one part of it, as the kernel carved it (--shared-parts)
-  // (Local:) one array of the frame `object`, at this offset in it, objectBytes long (--local-objects).
+  // (Local:) one array of the frame `object`, at this offset in it, objectBytes long, in a frame
+  // of objectFrameBytes (0 where the site table does not say).
   bool objectFrameArray = false;
   uint64_t objectFrameOffset = 0;
+  uint64_t objectFrameBytes = 0;
   // The access addresses a window of its own (shared or const space), not device memory.
   bool inWindow() const { return space == "shared" || space == "const" || space == "local"; }
 };

@@ -4,7 +4,7 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET [neighbour=OFFSET]]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
@@ -15,7 +15,8 @@
       object=: checked against the variable of that name (its
       demangled name ends with "NAME") in that space (global, shared, const, local), with part=: its
       part at that offset (dynamic shared memory carved, --shared-parts), with frame_offset=: the
-      array of the frame NAME at that offset (--local-objects), or with window=:
+      array of the frame NAME at that offset (with neighbour=: the access landed in another array
+      of that frame, at this offset in the frame), or with window=:
       checked against that space's whole window (a shared address of unknown origin), or with
       frame=: checked against the local memory live in kernel FUNCTION (its demangled name starts
       with FUNCTION): its own frame, or none (a use after scope).
@@ -201,7 +202,7 @@ def main():
         return 0
 
     kind = words[0]
-    access = size = kernel = memory = obj = space = window = part = frame_offset = frame = heap_log = table_frame = None
+    access = size = kernel = memory = obj = space = window = part = frame_offset = neighbour = frame = heap_log = table_frame = None
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -218,6 +219,8 @@ def main():
             part = int(w[len("part="):])
         if w.startswith("frame_offset="):
             frame_offset = int(w[len("frame_offset="):])
+        if w.startswith("neighbour="):
+            neighbour = int(w[len("neighbour="):])
         if w.startswith("frame="):
             frame = w[len("frame="):]
         if w.startswith("table-frame="):
@@ -288,6 +291,8 @@ def main():
                 return f"object part {o.get('part')}, expected the part at offset {part}"
             if frame_offset is not None and o.get("frame_offset") != frame_offset:
                 return f"frame offset {o.get('frame_offset')}, expected the local array at {frame_offset}"
+            if neighbour is not None and o.get("neighbour", {}).get("frame_offset") != neighbour:
+                return f"neighbour {o.get('neighbour')}, expected the access at frame offset {neighbour}"
             return None if "allocation" not in e else "an allocation, expected a variable"
         if memory == "device-heap":
             # A block of the device heap: its malloc (and free) at the lines marked so, in this file.

@@ -625,6 +625,33 @@ TEST_CASE("a local-memory violation names the frame, or the array of it", "[runt
   CHECK(text.find("address is 0 bytes after the end of the 32-byte local array at frame offset 32 of window_sum") !=
         std::string::npos);
   CHECK(toJson(v, fakeSymbol)["object"]["frame_offset"] == 32);
+  // Past the frame's end (64 bytes): no word of a neighbouring array.
+  site.objectFrameBytes = 64;
+  text = formatText(fromRecord(r, &site, "k.cu", nullptr), m, fakeSymbol);
+  CHECK(text.find("another of its arrays") == std::string::npos);
+  // From the array at 0 into the one at 32: said so, with the way back to whole frames.
+  site.objectFrameOffset = 0;
+  r = record(0, 4, abi::kAccessWrite, 36, 0, 32, abi::kBstLive << abi::kMetaStateShift);
+  text = formatText(fromRecord(r, &site, "k.cu", nullptr), m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("address is 4 bytes after the end of the 32-byte local array at frame offset 0 of window_sum") !=
+        std::string::npos);
+  CHECK(text.find("(at offset 36 of the same 64-byte frame, in another of its arrays.") != std::string::npos);
+  CHECK(text.find("CUCATCH_PTX_FLAGS=--no-local-objects") != std::string::npos);
+  auto j = toJson(fromRecord(r, &site, "k.cu", nullptr), fakeSymbol);
+  CHECK(j["object"]["neighbour"]["frame_offset"] == 36);
+  CHECK(j["object"]["neighbour"]["frame_bytes"] == 64);
+  // An 8-byte read that starts in its own array and runs past its end: an overflow of that
+  // array, not an access of the other one (a review's find).
+  r = record(0, 8, abi::kAccessRead, 28, 0, 32, abi::kBstLive << abi::kMetaStateShift);
+  text = formatText(fromRecord(r, &site, "k.cu", nullptr), m, fakeSymbol);
+  CHECK(text.find("another of its arrays") == std::string::npos);
+  CHECK_FALSE(toJson(fromRecord(r, &site, "k.cu", nullptr), fakeSymbol)["object"].contains("neighbour"));
+  // An 8-byte write from the array at 0 that lands in the other array and runs past the frame's
+  // end: an overflow of the frame, which whole-frame checks report too.
+  r = record(0, 8, abi::kAccessWrite, 60, 0, 32, abi::kBstLive << abi::kMetaStateShift);
+  text = formatText(fromRecord(r, &site, "k.cu", nullptr), m, fakeSymbol);
+  CHECK(text.find("another of its arrays") == std::string::npos);
 }
 
 TEST_CASE("a violation of a block alloca made names it, with its size at run time", "[runtime]") {
@@ -789,4 +816,17 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
     CHECK(j["table_frame"]["returned"] == false);
     CHECK(j["table_frame"]["name"] == "__local_depot0");
   }
+}
+
+TEST_CASE("a site table gives a local array's place and its frame's size", "[runtime]") {
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
+          "entry": true, "ptx_line": 9, "file": 0, "line": 0, "column": 0, "instruction": "st.local.u32 [%rd3], %r1;",
+          "kind": "write", "size": 4, "space": "local", "object": {"name": "__local_depot0", "bytes": 64,
+          "dynamic": false, "space": "local", "frame_offset": 64, "frame_bytes": 192}}]})");
+  REQUIRE(t.sites.size() == 1);
+  CHECK(t.sites[0].objectFrameArray);
+  CHECK(t.sites[0].objectFrameOffset == 64);
+  CHECK(t.sites[0].objectFrameBytes == 192);
+  CHECK(t.sites[0].objectBytes == 64);
 }

@@ -1,7 +1,7 @@
-// cucatch-expect: out-of-bounds write 4 kernel=two_tables object=__local_depot0 space=local frame_offset=0
-// cucatch-build-env: CUCATCH_PTX_FLAGS=--local-objects
+// cucatch-expect: out-of-bounds write 4 kernel=two_tables object=__local_depot0 space=local frame_offset=0 neighbour=32
 // Two local arrays of one frame; the first is written one element past its end, into the
-// second. Both are inside the frame, so only a check of the array (--local-objects) sees it.
+// second. Both are inside the frame, so only a check of the array (the default; not with
+// CUCATCH_PTX_FLAGS=--no-local-objects) sees it, and the report says it landed in the other.
 #include "common.h"
 __global__ void two_tables(const int* in, int n, int* out) {
   int low[8], high[8];

@@ -1,8 +1,6 @@
 // cucatch-expect: clean
-// cucatch-build-env: CUCATCH_PTX_FLAGS=--local-objects
 // Correct local-memory code stays silent, with output identical to a plain build (its arrays
-// checked one by one, --local-objects; every other program of the suite checks its frames
-// whole, the default): dynamically
+// checked one by one, the default since 2026-11-27): dynamically
 // indexed local arrays (a per-thread histogram, a sorting network that spills), recursion with
 // a local array per frame, and pointers to local arrays passed down to functions that are not
 // inlined and written there.
