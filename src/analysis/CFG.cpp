@@ -130,6 +130,12 @@ bool CFG::dominates(size_t a, size_t b) const {
   }
 }
 
+bool CFG::inLoop(size_t block) const {
+  return std::any_of(loops_.begin(), loops_.end(), [block](const Loop& l) {
+    return std::find(l.blocks.begin(), l.blocks.end(), block) != l.blocks.end();
+  });
+}
+
 void CFG::computeLoops() {
   for (size_t b = 0; b < blocks_.size(); ++b) {
     for (size_t h : blocks_[b].successors) {

@@ -30,6 +30,8 @@ class CFG {
     std::vector<size_t> blocks;  // including the header
   };
   const std::vector<Loop>& loops() const { return loops_; }
+  // Whether `block` is in any natural loop.
+  bool inLoop(size_t block) const;
   // Reverse post-order of the reachable blocks.
   const std::vector<size_t>& rpo() const { return rpo_; }
 

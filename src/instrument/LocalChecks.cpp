@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
 
@@ -40,7 +39,7 @@ class LocalChecks {
       }
       if (variable.empty()) {
         std::optional<size_t> alloca = allocaOf(a);
-        if (alloca && !inLoop(pa_.defs()[*alloca].statement)) {
+        if (alloca && !fc_.cfg.inLoop(fc_.cfg.blockOf(pa_.defs()[*alloca].statement))) {
           checkAlloca(a, *alloca);
           continue;
         }
@@ -76,13 +75,6 @@ class LocalChecks {
   std::optional<size_t> allocaOf(const AccessSite& a) const {
     if (a.addressRegister.empty() || !pa_.registers().is64Bit(a.addressRegister)) return std::nullopt;
     return pa_.allocaOfEveryBase(a);
-  }
-
-  bool inLoop(size_t statement) const {
-    size_t block = fc_.cfg.blockOf(statement);
-    for (const auto& loop : fc_.cfg.loops())
-      if (std::find(loop.blocks.begin(), loop.blocks.end(), block) != loop.blocks.end()) return true;
-    return false;
   }
 
   // An access through the block alloca definition `def` made. The block's size and address are
@@ -129,11 +121,10 @@ class LocalChecks {
       if (a.access.space != Space::Local || a.addressRegister.empty() || a.access.size == 0) continue;
       std::optional<LocalObject> array = layout_->objectOf(a);
       if (!array || wholeFrames_.count(array->frame)) continue;
-      auto from = ranges_.offsetFromSymbol(a.addressRegister);
+      auto from = firstByteOffsets(a);
       if (!from || from->first != array->frame) continue;
-      int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
       // [lo, end) against the frame's other arrays: [0, start) and [start + size, frame's end).
-      int64_t lo = from->second.lo + extra, end = from->second.hi + extra + static_cast<int64_t>(a.access.size);
+      int64_t lo = from->second.lo, end = from->second.hi + static_cast<int64_t>(a.access.size);
       int64_t start = static_cast<int64_t>(array->start), past = static_cast<int64_t>(array->start + array->size);
       int64_t frameEnd = static_cast<int64_t>(fc_.symbols.at(array->frame).size);
       bool below = start > 0 && lo < start && end > 0, above = past < frameEnd && end > past && lo < frameEnd;
@@ -144,18 +135,26 @@ class LocalChecks {
     }
   }
 
+  // The offsets from its variable's start at which `a`'s first byte may lie: its symbol
+  // (`[symbol+offset]`), or the symbol its register is made from plus terms ValueRanges bounds,
+  // plus the access's own constant; none where they are not bounded.
+  std::optional<std::pair<std::string, Interval>> firstByteOffsets(const AccessSite& a) const {
+    std::optional<std::pair<std::string, Interval>> from{{a.addressSymbol, Interval{0, 0}}};
+    if (a.addressSymbol.empty()) from = ranges_.offsetFromSymbol(a.addressRegister);
+    if (!from) return std::nullopt;
+    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
+    from->second.lo += extra;
+    from->second.hi += extra;
+    return from;
+  }
+
   // The address is the variable's symbol plus terms whose sum is bounded inside it.
   bool provenInBounds(const AccessSite& a, const std::string& variable) const {
     if (a.access.size == 0) return false;
-    Interval offset{0, 0};
-    if (a.addressSymbol.empty()) {
-      auto from = ranges_.offsetFromSymbol(a.addressRegister);
-      if (!from || from->first != variable) return false;
-      offset = from->second;
-    }
-    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
-    return offset.lo + extra >= 0 &&
-           static_cast<uint64_t>(offset.hi + extra) + a.access.size <= fc_.symbols.at(variable).size;
+    auto from = firstByteOffsets(a);
+    if (!from || from->first != variable) return false;
+    return from->second.lo >= 0 &&
+           static_cast<uint64_t>(from->second.hi) + a.access.size <= fc_.symbols.at(variable).size;
   }
 
   void check(const AccessSite& a, const std::string& variable) {

@@ -35,7 +35,9 @@ bool hasCollective(const Function& f) {
   });
 }
 
-// The CUDA system's functions a kernel may call without warp collectives in them.
+// The CUDA system's functions a kernel may call without warp collectives in them. (Narrower
+// than DeviceHeap's isCudaSystemFunction, which asks another question: the rest of the device
+// runtime, grid synchronization among it, may wait on the warp.)
 bool isSystemFunction(const std::string& name) {
   static const char* const names[] = {"vprintf", "malloc", "free", "__assertfail", "__nv_aligned_device_malloc",
                                       "cudaGetParameterBuffer", "cudaGetParameterBufferV2", "cudaLaunchDevice",
@@ -86,11 +88,7 @@ std::set<std::string> warpResyncKernels(const Module& module) {
       }
     }
     if (blocks.size() != 1 || guards.size() != 1 || calls) continue;
-    size_t only = *blocks.begin();
-    bool inLoop = std::any_of(cfg.loops().begin(), cfg.loops().end(), [&](const analysis::CFG::Loop& l) {
-      return std::find(l.blocks.begin(), l.blocks.end(), only) != l.blocks.end();
-    });
-    if (!inLoop) out.insert(name);
+    if (!cfg.inLoop(*blocks.begin())) out.insert(name);
   }
   return out;
 }

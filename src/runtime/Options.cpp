@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "runtime/Unwinder.h"
+
 namespace cucatch::runtime {
 
 const std::vector<OptionInfo>& optionTable() {
@@ -51,8 +53,7 @@ std::string Options::load(const std::function<const char*(const char*)>& lookup)
   if (mode != "abort" && mode != "continue") return "CUCATCH_MODE=" + mode + ": expected abort or continue";
   if (!report.empty() && report.rfind("json:", 0) != 0)
     return "CUCATCH_REPORT=" + report + ": expected json:PATH";
-  if (unwinder != "auto" && unwinder != "libunwind" && unwinder != "glibc")
-    return "CUCATCH_UNWINDER=" + unwinder + ": expected auto, libunwind or glibc";
+  if (std::string error = Unwinder::checkChoice(unwinder); !error.empty()) return error;
   if (report == "json:") return "CUCATCH_REPORT=json: needs a path";
   if (errorExitCode < 0 || errorExitCode > 255) return "CUCATCH_ERROR_EXITCODE: expected 0..255";
   if (maxErrors < 1 || maxErrors > (1 << 24)) return "CUCATCH_MAX_ERRORS: expected 1..16777216";

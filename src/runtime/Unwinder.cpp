@@ -9,13 +9,15 @@
 
 namespace cucatch::runtime {
 
+std::string Unwinder::checkChoice(std::string_view choice) {
+  if (choice == "auto" || choice == "libunwind" || choice == "glibc") return {};
+  return "CUCATCH_UNWINDER=" + std::string(choice) + ": expected auto, libunwind or glibc";
+}
+
 const std::string& Unwinder::load() const {
   std::call_once(once_, [this] {
     capture_ = &::backtrace;
-    if (choice_ != "auto" && choice_ != "libunwind" && choice_ != "glibc") {
-      error_ = "CUCATCH_UNWINDER=" + choice_ + ": expected auto, libunwind or glibc";
-      return;
-    }
+    if (error_ = checkChoice(choice_); !error_.empty()) return;
     if (choice_ == "glibc") return;
     // RTLD_LOCAL: libunwind also defines backtrace and _Unwind_Backtrace, which must not replace
     // the program's own. (Never closed: its caches live as long as the process.)

@@ -26,6 +26,8 @@ class Unwinder {
   // glibc's backtrace(). Nothing is loaded yet.
   explicit Unwinder(std::string choice = "auto", std::string library = "libunwind.so.8")
       : choice_(std::move(choice)), library_(std::move(library)) {}
+  // "" where `choice` is one of the three, else the error (CUCATCH_UNWINDER's, for Options too).
+  static std::string checkChoice(std::string_view choice);
   // Loads what the choice names, once; an empty text, or why it cannot be had (libunwind asked
   // for and not found, or an unknown choice: glibc's is used then).
   const std::string& load() const;
