@@ -95,6 +95,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "accesses covered by another access's range check (same address, straight-line code)"},
       {"loop range", s.loopRangeChecks,
        "accesses in strided loops checked once for the loop's whole range (their own checks where it fails)"},
+      {"barrier sync", s.barrierResyncs,
+       "calls of functions that wait at a block barrier (cg::sync in a debug build) given a bar.warp.sync before "
+       "them, so that the warp arrives whole despite the checks' branches"},
       {"warp resync", s.warpResyncs,
        "kernels whose warp collectives (shfl.sync, vote.sync, ...) all sit in one block, outside loops, given a "
        "bar.warp.sync on the first one's mask, so that ptxas reconverges the warp there despite the checks' "

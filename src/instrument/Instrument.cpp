@@ -47,6 +47,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.metadataParams = &metadataParams;
   const std::set<std::string> resync = options.warpResync ? warpResyncKernels(module) : std::set<std::string>{};
   checkOptions.warpResyncKernels = &resync;
+  const std::set<std::string> barrierFunctions = blockBarrierFunctions(module);
   const FrameTable frameTable = frameTableOf(module, options.wholeProgram);
   checkOptions.frameTable = &frameTable;
   for (ptx::Function* f : module.functions()) {
@@ -56,6 +57,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     checkSharedAccesses(checks);
     checkLocalAccesses(checks);
     resyncWarpCollectives(checks);
+    resyncBeforeBarrierCalls(checks, barrierFunctions);
     checks.finish();
   }
   addMetadataParams(module, metadataParams);

@@ -116,6 +116,8 @@ struct Stats {
   size_t loopRangeChecks = 0;
   // Kernels given a bar.warp.sync before their first warp-synchronous collective (WarpSync.h).
   size_t warpResyncs = 0;
+  // Calls of functions that wait at a block barrier given a bar.warp.sync before them (WarpSync.h).
+  size_t barrierResyncs = 0;
   // Base definitions of generic pointers of unknown origin that, where isspacep places them in
   // shared memory, take the block's shared window as their bounds; and shared accesses through
   // 32-bit addresses not made from a variable, checked against that window.

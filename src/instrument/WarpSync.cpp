@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "analysis/CFG.h"
 #include "ptx/InstrInfo.h"
@@ -45,30 +46,101 @@ bool isSystemFunction(const std::string& name) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names) || name.rfind("__cucatch_", 0) == 0;
 }
 
+// A block-wide barrier: every non-exited thread of the block (or of the warps its thread count
+// names) waits there.
+bool isBlockBarrier(const Instruction& in) {
+  return (in.opcode == "bar" || in.opcode == "barrier") && !in.hasModifier(".warp") &&
+         (in.hasModifier(".sync") || in.hasModifier(".red"));
+}
+
+// The callee of a direct call, or "".
+std::string directCallee(const Instruction& in) {
+  if (in.opcode != "call") return {};
+  CallShape c = callShape(in);
+  return c.callee && !c.prototype ? c.callee->text : std::string();
+}
+
+using Query = std::function<bool(const std::string&)>;
+
+// A property of the module's functions that follows calls, memoized: `decide(f, query)` for a
+// function with a body (asking `query` about what it calls), `unseen(name)` for one without;
+// a function asked about while it is being decided (recursion) reads as `inRecursion`.
+Query overCalls(const Module& module, Query unseen, bool inRecursion,
+                std::function<bool(const Function&, const Query&)> decide) {
+  auto defined = std::make_shared<std::map<std::string, const Function*>>();
+  for (const Function* f : module.functions())
+    if (f->hasBody) (*defined)[f->name] = f;
+  auto known = std::make_shared<std::map<std::string, bool>>();
+  auto query = std::make_shared<Query>();
+  *query = [=](const std::string& name) {
+    if (auto k = known->find(name); k != known->end()) return k->second;
+    auto f = defined->find(name);
+    if (f == defined->end()) return (*known)[name] = unseen(name);
+    (*known)[name] = inRecursion;
+    return (*known)[name] = decide(*f->second, *query);
+  };
+  // (The closure holds itself through `query`: it lives as long as the Query returned.)
+  return [query](const std::string& name) { return (*query)(name); };
+}
+
 }  // namespace
 
-std::set<std::string> warpResyncKernels(const Module& module) {
-  std::map<std::string, const Function*> defined;
-  for (const Function* f : module.functions())
-    if (f->hasBody) defined[f->name] = f;
-  // Whether a call may run a warp collective (or anything unseen), transitively.
-  std::map<std::string, bool> mayCollect;
-  std::function<bool(const std::string&)> collects = [&](const std::string& name) {
-    if (auto known = mayCollect.find(name); known != mayCollect.end()) return known->second;
-    auto f = defined.find(name);
-    if (f == defined.end()) return mayCollect[name] = !isSystemFunction(name);
-    mayCollect[name] = true;  // (recursion: assumed until shown otherwise)
-    bool any = hasCollective(*f->second);
-    for (const auto& s : f->second->body)
-      if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "call" && !any) {
-        CallShape c = callShape(*in);
-        any = c.prototype || !c.callee || collects(c.callee->text);
-      }
-    return mayCollect[name] = any;
-  };
+std::set<std::string> blockBarrierFunctions(const Module& module) {
+  Query waits = overCalls(
+      module, [](const std::string&) { return false; }, false, [](const Function& f, const Query& waits) {
+        std::set<std::string> targets;  // labels some branch goes to
+        for (const auto& s : f.body)
+          if (const auto* in = std::get_if<Instruction>(&s); in && (in->opcode == "bra" || in->opcode == "brx"))
+            for (const auto& o : in->operands)
+              if (o.kind == OperandKind::Name) targets.insert(o.text);
+        for (const auto& s : f.body) {
+          if (const auto* label = std::get_if<Label>(&s); label && targets.count(label->name)) return false;
+          const auto* in = std::get_if<Instruction>(&s);
+          if (!in) continue;
+          if (in->opcode == "bra" || in->opcode == "brx" || in->opcode == "ret" || in->opcode == "exit" ||
+              in->opcode == "trap")
+            return false;
+          if (in->guard) continue;
+          if (isBlockBarrier(*in)) return true;
+          if (std::string callee = directCallee(*in); !callee.empty() && waits(callee)) return true;
+        }
+        return false;
+      });
   std::set<std::string> out;
-  for (const auto& [name, f] : defined) {
-    if (!f->isEntry) continue;
+  for (const Function* f : module.functions())
+    if (f->hasBody && waits(f->name)) out.insert(f->name);
+  return out;
+}
+
+void resyncBeforeBarrierCalls(FunctionChecks& checks, const std::set<std::string>& waiting) {
+  const auto& body = checks.function.body;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const auto* in = std::get_if<Instruction>(&body[i]);
+    if (!in || in->loc.line == 0) continue;  // (cucatch's own calls)
+    std::string callee = directCallee(*in);
+    if (callee.empty() || !waiting.count(callee)) continue;
+    std::string guard = in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : std::string();
+    checks.edits.before[i] += guard + "bar.warp.sync -1;\n";
+    ++checks.unit.stats.barrierResyncs;
+    checks.markRewritten();
+  }
+}
+
+std::set<std::string> warpResyncKernels(const Module& module) {
+  // Whether a call may run a warp collective (or anything unseen), transitively.
+  Query collects = overCalls(module, [](const std::string& name) { return !isSystemFunction(name); }, true,
+                             [](const Function& f, const Query& collects) {
+                               bool any = hasCollective(f);
+                               for (const auto& s : f.body)
+                                 if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "call" && !any) {
+                                   CallShape c = callShape(*in);
+                                   any = c.prototype || !c.callee || collects(c.callee->text);
+                                 }
+                               return any;
+                             });
+  std::set<std::string> out;
+  for (const Function* f : module.functions()) {
+    if (!f->hasBody || !f->isEntry) continue;
     analysis::CFG cfg(*f);
     std::set<size_t> blocks;
     // Under one guard, or none: lanes whose guards differ would run different sequences of the
@@ -88,7 +160,7 @@ std::set<std::string> warpResyncKernels(const Module& module) {
       }
     }
     if (blocks.size() != 1 || guards.size() != 1 || calls) continue;
-    if (!cfg.inLoop(*blocks.begin())) out.insert(name);
+    if (!cfg.inLoop(*blocks.begin())) out.insert(f->name);
   }
   return out;
 }

@@ -45,4 +45,24 @@ std::set<std::string> warpResyncKernels(const ptx::Module& module);
 // checked (none where they added no check). Call after the passes, before finish.
 void resyncWarpCollectives(FunctionChecks& checks);
 
+// Block barriers in called functions. The same lost reconvergence (a check's failing branch
+// never comes back, so a divergent branch around checks has no post-dominator) leaves a warp
+// split when it calls a function that waits at a block barrier, and there the split warp broke
+// a correct program: cooperative groups' cg::sync in a debug build is a call of a function
+// holding `barrier.sync`, and a tree reduction with it in a loop after `if (tid < stride)`
+// around checked accesses lost additions on the H100 (cuda-samples' histogram at -G; a
+// __syncwarp() before the call, or the barrier inline, made it right). ptxas reconverges the warp
+// at a barrier it sees in the function, not at one in a callee. So a bar.warp.sync on the full
+// mask goes right before each call of a function that waits at a block barrier on every path
+// from its entry: every lane that calls it arrives at a block barrier, which every non-exited
+// thread of the block must reach, each lane of the warp passing a bar.warp.sync first wherever
+// it reaches one through such a call (exited lanes are not waited for).
+//
+// The functions of `module` that wait at a block barrier (bar.sync, barrier.sync, bar.red,
+// barrier.red; not bar.warp.sync or the non-blocking arrive), unguarded, before any branch,
+// return or branch target from their entry: directly, or by calling such a function so.
+std::set<std::string> blockBarrierFunctions(const ptx::Module& module);
+// Adds the bar.warp.sync before each call of one of `waiting` (under the call's guard).
+void resyncBeforeBarrierCalls(FunctionChecks& checks, const std::set<std::string>& waiting);
+
 }  // namespace cucatch::instrument
