@@ -126,6 +126,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"kept whole", s.localFramesKeptWhole,
        "frames whose arrays are not told apart: an access made from one array's start has a bounded offset that "
        "reaches another array of the frame"},
+      {"array bounds", s.localArrayPointers,
+       "pointers into a frame given the bounds of the array they are made from, for generic accesses (a debug "
+       "build's, or one passed to a callee)"},
       {"alloca blocks", s.localAllocaBlocks, "local accesses checked against the block an alloca made"},
       {"passed", s.metadataArguments, "pointer arguments whose bounds go with them into the module's own functions"},
       {"received", s.metadataParameters, "pointer parameters given their bounds by every caller, not read from the tables"},

@@ -1,13 +1,17 @@
 #include "analysis/FrameLayout.h"
 
 #include <unordered_set>
+#include <utility>
 #include <vector>
+
 
 namespace cucatch::analysis {
 
 using namespace cucatch::ptx;
 
-FrameLayout::FrameLayout(const Function& f, const PointerAnalysis& pa, const SymbolTable& symbols) : f_(f), pa_(pa) {
+FrameLayout::FrameLayout(const Function& f, const PointerAnalysis& pa, const SymbolTable& symbols,
+                         const ValueRanges& ranges)
+    : pa_(pa) {
   // Frame registers: a `mov` of a local variable's symbol, and cvta.local of such a register
   // (the generic frame pointer), each its register's only definition.
   const auto& defs = pa.defs();
@@ -37,6 +41,25 @@ FrameLayout::FrameLayout(const Function& f, const PointerAnalysis& pa, const Sym
       starts_[*frame].insert(static_cast<uint64_t>(other.value));
     }
   }
+  keepWholeWhereOffsetsCross(f, ranges);
+}
+
+void FrameLayout::keepWholeWhereOffsetsCross(const Function& f, const ValueRanges& ranges) {
+  for (const auto& a : pa_.accesses()) {
+    if (a.addressRegister.empty() || a.access.size == 0) continue;
+    std::optional<LocalObject> o = anyObjectOf(a);
+    if (!o || keptWhole_.count(o->frame)) continue;
+    auto from = ranges.offsetFromSymbol(a.addressRegister);
+    if (!from || from->first != o->frame) continue;
+    // The first byte's offsets plus the access's own constant, [lo, end), against the frame's
+    // other objects: [0, start) and [start + size, frame's end).
+    int64_t extra = std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand].value;
+    int64_t lo = from->second.lo + extra, end = from->second.hi + extra + static_cast<int64_t>(a.access.size);
+    int64_t start = static_cast<int64_t>(o->start), past = static_cast<int64_t>(o->start + o->size);
+    int64_t frameEnd = static_cast<int64_t>(frameBytes_.at(o->frame));
+    bool below = start > 0 && lo < start && end > 0, above = past < frameEnd && end > past && lo < frameEnd;
+    if (below || above) keptWhole_.insert(o->frame);
+  }
 }
 
 std::optional<std::string> FrameLayout::frameOf(const std::string& reg) const {
@@ -45,49 +68,76 @@ std::optional<std::string> FrameLayout::frameOf(const std::string& reg) const {
   return it->second;
 }
 
-std::optional<LocalObject> FrameLayout::objectOf(const AccessSite& a) const {
-  if (a.addressRegister.empty() || a.reachedByUndefined) return std::nullopt;
-  // Back from the address register through the definitions that move a pointer (arithmetic,
-  // copies, selects: every definition of every register, flow-insensitive) to the starts they
-  // come from; the frame register itself, or any other origin, ends the search with none.
-  const auto& defs = pa_.defs();
-  std::unordered_set<std::string> seen;
-  std::vector<std::string> work{a.addressRegister};
-  std::optional<std::pair<std::string, uint64_t>> found;
-  while (!work.empty()) {
-    std::string reg = work.back();
-    work.pop_back();
-    if (!seen.insert(reg).second) continue;
-    if (frameOf(reg)) return std::nullopt;  // an address made from the frame, not from one start
-    bool defined = false;
-    for (size_t i = 0; i < defs.size(); ++i) {
-      const PointerDef& d = defs[i];
-      if (d.reg != reg) continue;
-      defined = true;
-      if (auto s = startDefs_.find(i); s != startDefs_.end()) {
-        if (found && *found != s->second) return std::nullopt;  // two objects
-        found = s->second;
-        continue;
-      }
-      if (d.kind == DefKind::Derived && !d.spaceFromCvta && d.mapaRank.empty()) {
-        work.push_back(d.sources[0]);
-        continue;
-      }
-      if (d.kind == DefKind::Select && !d.sources[0].empty() && !d.sources[1].empty()) {
-        work.push_back(d.sources[0]);
-        work.push_back(d.sources[1]);
-        continue;
-      }
-      return std::nullopt;
-    }
-    if (!defined) return std::nullopt;
-  }
-  if (!found) return std::nullopt;
-  const auto& [frame, start] = *found;
+LocalObject FrameLayout::object(const std::string& frame, uint64_t start) const {
   const std::set<uint64_t>& all = starts_.at(frame);
   auto next = all.upper_bound(start);
   uint64_t end = next == all.end() ? frameBytes_.at(frame) : *next;
   return LocalObject{frame, start, end - start};
+}
+
+FrameLayout::Origins FrameLayout::originsOf(const std::string& reg) const {
+  const auto& defs = pa_.defs();
+  Origins out;
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> work{reg};
+  while (!work.empty()) {
+    std::string r = work.back();
+    work.pop_back();
+    if (!seen.insert(r).second) continue;
+    if (frameOf(r)) {  // an address made from the frame, not from one start
+      out.other = true;
+      continue;
+    }
+    bool defined = false;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      const PointerDef& d = defs[i];
+      if (d.reg != r) continue;
+      defined = true;
+      if (startDefs_.count(i)) {
+        out.starts.insert(i);
+      } else if (d.kind == DefKind::Derived && d.mapaRank.empty() &&
+                 (!d.spaceFromCvta || (d.cvtaToGeneric && d.space == Space::Local))) {
+        // (Arithmetic and copies; and cvta.local, which makes a local address generic: the
+        // same object, as GlobalChecks moves its bounds.)
+        work.push_back(d.sources[0]);
+      } else if (d.kind == DefKind::Select && !d.sources[0].empty() && !d.sources[1].empty()) {
+        work.push_back(d.sources[0]);
+        work.push_back(d.sources[1]);
+      } else {
+        out.other = true;
+      }
+    }
+    out.other |= !defined;
+  }
+  return out;
+}
+
+std::optional<LocalObject> FrameLayout::anyObjectOf(const AccessSite& a) const {
+  if (a.addressRegister.empty() || a.reachedByUndefined) return std::nullopt;
+  Origins o = originsOf(a.addressRegister);
+  if (o.other || o.starts.empty()) return std::nullopt;
+  const auto& first = startDefs_.at(*o.starts.begin());
+  for (size_t d : o.starts)
+    if (startDefs_.at(d) != first) return std::nullopt;  // two objects
+  return object(first.first, first.second);
+}
+
+std::optional<LocalObject> FrameLayout::objectOf(const AccessSite& a) const {
+  std::optional<LocalObject> o = anyObjectOf(a);
+  if (!o || keptWhole_.count(o->frame)) return std::nullopt;
+  return o;
+}
+
+std::optional<LocalObject> FrameLayout::startedBy(size_t def) const {
+  auto it = startDefs_.find(def);
+  if (it == startDefs_.end() || keptWhole_.count(it->second.first)) return std::nullopt;
+  return object(it->second.first, it->second.second);
+}
+
+bool FrameLayout::reachedByStart(const std::string& reg) const {
+  for (size_t d : originsOf(reg).starts)
+    if (startedBy(d)) return true;
+  return false;
 }
 
 std::optional<LiveLocalBound> liveLocalBound(const Function& f) {

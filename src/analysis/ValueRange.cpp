@@ -110,6 +110,15 @@ std::optional<Interval> ValueRanges::wideTerm(const std::string& reg, int depth)
   if (in->opcode == "and" && ops.size() == 3 && ops[2].kind == OperandKind::Integer && ops[2].value >= 0 &&
       ops[2].value <= kU32Max)
     return Interval{0, ops[2].value};
+  // A bounded 64-bit term shifted left by a constant: an element index scaled to bytes, as a
+  // debug build writes it (cvt.s64.s32, then shl.b64).
+  if (in->opcode == "shl" && in->hasModifier(".b64") && ops.size() == 3 && ops[1].kind == OperandKind::Name &&
+      pa_.registers().is64Bit(ops[1].text) && ops[2].kind == OperandKind::Integer && ops[2].value >= 0 &&
+      ops[2].value < 32) {
+    auto x = wideTerm(ops[1].text, depth + 1);
+    if (!x) return std::nullopt;
+    return offsetBounded(__int128(x->lo) << ops[2].value, __int128(x->hi) << ops[2].value);
+  }
   bool isSigned = in->hasModifier(".s32");
   if (!in->hasModifier(".u32") && !isSigned) return std::nullopt;
   auto x = operand(ops[1], depth);
@@ -128,6 +137,10 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
   if (!in || in->operands.size() < 2) return std::nullopt;
   const auto& ops = in->operands;
   const RegisterFile& regs = pa_.registers();
+  // (A local variable's address made generic keeps its offset from the variable: nvcc's %SP.)
+  if (in->opcode == "cvta" && in->hasModifier(".local") && !in->hasModifier(".to") && ops.size() == 2 &&
+      ops[1].kind == OperandKind::Name && regs.is64Bit(ops[1].text))
+    return offsetFromSymbol(ops[1].text, depth + 1);
   if (in->opcode == "mov" && ops.size() == 2 && ops[1].kind == OperandKind::Name) {
     if (regs.isRegister(ops[1].text)) return offsetFromSymbol(ops[1].text, depth + 1);
     // A variable's symbol (special registers such as %tid.x are not addresses).

@@ -27,7 +27,8 @@ class ValueRanges {
   // The range of the unsigned value of 32-bit register `reg`, if bounded.
   std::optional<Interval> of(const std::string& reg) const;
   // Where `reg` (an address register: 32-bit, or 64-bit for local memory) is `symbol + offset`
-  // with `offset` bounded: the symbol and the range of the offset.
+  // with `offset` bounded: the symbol and the range of the offset. (A local variable's address
+  // made generic, cvta.local, counts as its symbol: the offset is the same in both windows.)
   std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg) const;
 
  private:

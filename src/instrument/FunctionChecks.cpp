@@ -38,12 +38,15 @@ FunctionChecks::FunctionChecks(Function& f, const SymbolTable& moduleSymbols, Un
       cfg(f),
       analysis(f, cfg, symbols),
       unit(result),
-      options(checkOptions) {
+      options(checkOptions),
+      ranges(f, analysis),
+      frames(checkOptions.localObjects ? std::make_optional<FrameLayout>(f, analysis, symbols, ranges) : std::nullopt) {
   if (analysis.registers().usesPrefix(kReservedPrefix))
     throw std::runtime_error(fmt::format("function '{}' already declares registers named {}*: "
                                          "it was instrumented before, or uses cucatch's reserved names",
                                          f.name, kReservedPrefix));
   places_ = sourcePlaces(f);
+  if (frames) unit.stats.localFramesKeptWhole += frames->keptWhole().size();
 }
 
 Site FunctionChecks::newSite(const AccessSite& a) const {

@@ -5,12 +5,15 @@
 // branch to.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/CFG.h"
+#include "analysis/FrameLayout.h"
 #include "analysis/PointerAnalysis.h"
+#include "analysis/ValueRange.h"
 #include "instrument/BodyEdit.h"
 #include "instrument/FrameTable.h"
 #include "instrument/MetadataParams.h"
@@ -79,6 +82,11 @@ class FunctionChecks {
   const FunctionRegs regs;
   UnitResult& unit;
   const CheckOptions options;
+  // Bounded values and offsets from variables (proofs that an access needs no check).
+  const analysis::ValueRanges ranges;
+  // The objects of the function's frame (with options.localObjects): LocalChecks checks local
+  // accesses against them, GlobalChecks gives generic pointers made from them their bounds.
+  const std::optional<analysis::FrameLayout> frames;
   BodyEdits edits;
   std::string declarations;  // the passes' own registers, declared in the prologue
   std::string entry;         // sequences at function entry, after the shared prologue

@@ -191,6 +191,13 @@ class GlobalChecks {
                                                  fmt::format("cvta.{}.u64", spaceName(d.space)), g);
             else
               after[d.statement] += unknownFor(d, to, g);
+          } else if (std::optional<LocalObject> object = fc_.frames ? fc_.frames->startedBy(index) : std::nullopt) {
+            // An object of the frame (analysis/FrameLayout.h): its own bounds, in the frame's
+            // addresses (local or generic), so that a pointer made from it, here or in a callee
+            // it is passed to, is checked against the object, not the whole frame.
+            after[d.statement] += frameObjectMetadata(to, meta_.at(d.sources[0]), object->start, object->size,
+                                                      frameObjectId(*object), g);
+            ++result.stats.localArrayPointers;
           } else {
             after[d.statement] += copyMetadata(to, meta_.at(d.sources[0]), g);
           }
@@ -435,6 +442,15 @@ class GlobalChecks {
     return fc_.unit.objectId(o);
   }
 
+  // The object of this function's frame `o` in the unit's objects, which names it in a report.
+  uint8_t frameObjectId(const LocalObject& o) {
+    Site site = localFrameObject(fc_.function, o.frame, o.size);
+    site.objectFrameArray = true;
+    site.objectFrameOffset = o.start;
+    site.objectFrameBytes = symbols_.at(o.frame).size;
+    return fc_.unit.objectId(site);
+  }
+
   // A metadata read bounded by the live frames (`frames`): counted, and where it looks them up in
   // the frame table, the unit defines the lookup.
   void countLiveFrames(bool frames) {
@@ -503,14 +519,32 @@ class GlobalChecks {
 
   // The SAFETYCHECK of access `a`, which is rewritten to go through `untagged`; and its site.
   // Access `a`'s site: the variable it addresses named where it is one of the module's.
+  // A pointer into the function's frame is checked against the object of the frame it is made
+  // from (frameObjectMetadata), named here; where it may be made from one of several objects, or
+  // from an object or the frame, the site names none, and the report names the bounds' own
+  // object (their metadata word's, as for a pointer a caller passed).
   Site siteOf(const AccessSite& a) {
     Site site = fc_.newSite(a);
-    if (std::string variable = moduleVariable(a); !variable.empty()) {
-      const SymbolInfo& info = symbols_.at(variable);
-      site.objectBytes = info.size;
-      site.objectSpace = std::string(spaceName(info.space));
-      site.objectDynamic = info.dynamicShared;
-      site.object = std::move(variable);
+    std::string variable = moduleVariable(a);
+    if (variable.empty()) return site;
+    const SymbolInfo& info = symbols_.at(variable);
+    std::optional<LocalObject> object;
+    if (info.space == Space::Local && fc_.frames) {
+      object = fc_.frames->objectOf(a);
+      if (!object && fc_.frames->reachedByStart(a.addressRegister)) {
+        site.objectOfOwnFrame = true;
+        return site;
+      }
+    }
+    site.objectBytes = info.size;
+    site.objectSpace = std::string(spaceName(info.space));
+    site.objectDynamic = info.dynamicShared;
+    site.object = std::move(variable);
+    if (object) {
+      site.objectFrameArray = true;
+      site.objectFrameOffset = object->start;
+      site.objectFrameBytes = info.size;
+      site.objectBytes = object->size;
     }
     return site;
   }
@@ -637,9 +671,11 @@ class GlobalChecks {
     if (untaggedCount_) fc_.declarations += fmt::format(".reg .b64 {}a<{}>;\n", kMetaPrefix, untaggedCount_);
   }
 
-  // [sym+offset] into a module variable of known size, entirely inside it: no runtime check
-  // is needed.
+  // [sym+offset] into a module variable of known size, entirely inside it, or a generic access
+  // into the function's own frame inside the object it is made from (provenInOwnFrame): no
+  // runtime check is needed.
   bool staticallyInBounds(const AccessSite& a) const {
+    if (provenInOwnFrame(a)) return true;
     if (a.addressSymbol.empty() || !a.access.uncheckable.empty() || a.access.size == 0) return false;
     if (a.access.space != Space::Global && a.access.space != Space::Generic && a.access.space != Space::Const)
       return false;
@@ -647,6 +683,29 @@ class GlobalChecks {
     if (bytes == 0) return false;
     int64_t offset = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
     return offset >= 0 && static_cast<uint64_t>(offset) + a.access.size <= bytes;
+  }
+
+  // A generic access whose address is this function's frame made generic (a debug build's %SP)
+  // plus terms ValueRanges bounds, all of its bytes inside the object its bounds would be: the
+  // array it is made from where the frame's arrays are told apart, else the frame. The frame
+  // is live while the function runs, so the check could not fail (a debug build's accesses at
+  // constant offsets, as LocalChecks proves the optimized build's `.local` ones).
+  bool provenInOwnFrame(const AccessSite& a) const {
+    if (a.access.space != Space::Generic || a.addressRegister.empty() || a.access.size == 0 ||
+        !a.access.uncheckable.empty() || a.access.extent)
+      return false;
+    auto from = fc_.ranges.offsetFromSymbol(a.addressRegister);
+    if (!from || !localVariable(symbols_, from->first)) return false;
+    int64_t begin = 0, end = static_cast<int64_t>(symbols_.at(from->first).size);
+    if (std::optional<LocalObject> o = fc_.frames ? fc_.frames->objectOf(a) : std::nullopt) {
+      begin = static_cast<int64_t>(o->start);
+      end = static_cast<int64_t>(o->start + o->size);
+    } else if (fc_.frames && fc_.frames->reachedByStart(a.addressRegister)) {
+      return false;  // (the bounds may be an array's, which of them only the run knows)
+    }
+    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
+    return from->second.lo + extra >= begin &&
+           from->second.hi + extra + static_cast<int64_t>(a.access.size) <= end;
   }
 
   // The module variable whose symbol every base reaching `a` was made from (its static bounds

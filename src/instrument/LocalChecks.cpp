@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
-#include "analysis/FrameLayout.h"
 #include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
@@ -20,12 +18,7 @@ namespace {
 
 class LocalChecks {
  public:
-  explicit LocalChecks(FunctionChecks& f) : fc_(f), pa_(f.analysis), ranges_(f.function, f.analysis) {
-    if (f.options.localObjects) {
-      layout_.emplace(f.function, f.analysis, f.symbols);
-      keepWholeWhereOffsetsCross();
-    }
-  }
+  explicit LocalChecks(FunctionChecks& f) : fc_(f), pa_(f.analysis), ranges_(f.ranges) {}
 
   void run() {
     Stats& stats = fc_.unit.stats;
@@ -109,32 +102,6 @@ class LocalChecks {
     fc_.addSite(std::move(site), a);
   }
 
-  // The frames whose arrays are checked as one: where an access made from one array's start has
-  // an offset bounded (ValueRanges) to a range that reaches past that array into another of the
-  // frame. A correct program never steps from a true start into the next array, so either nvcc
-  // started an array inside another (an element's offset folded into the frame's address, which
-  // would split it) or the bounds are wider than the values the program uses; either way the
-  // array's own bounds are not trusted there, and the frame's are. (An offset not bounded, or a
-  // range that only leaves the frame, says nothing of its arrays.)
-  void keepWholeWhereOffsetsCross() {
-    for (const auto& a : pa_.accesses()) {
-      if (a.access.space != Space::Local || a.addressRegister.empty() || a.access.size == 0) continue;
-      std::optional<LocalObject> array = layout_->objectOf(a);
-      if (!array || wholeFrames_.count(array->frame)) continue;
-      auto from = firstByteOffsets(a);
-      if (!from || from->first != array->frame) continue;
-      // [lo, end) against the frame's other arrays: [0, start) and [start + size, frame's end).
-      int64_t lo = from->second.lo, end = from->second.hi + static_cast<int64_t>(a.access.size);
-      int64_t start = static_cast<int64_t>(array->start), past = static_cast<int64_t>(array->start + array->size);
-      int64_t frameEnd = static_cast<int64_t>(fc_.symbols.at(array->frame).size);
-      bool below = start > 0 && lo < start && end > 0, above = past < frameEnd && end > past && lo < frameEnd;
-      if (below || above) {
-        wholeFrames_.insert(array->frame);
-        ++fc_.unit.stats.localFramesKeptWhole;
-      }
-    }
-  }
-
   // The offsets from its variable's start at which `a`'s first byte may lie: its symbol
   // (`[symbol+offset]`), or the symbol its register is made from plus terms ValueRanges bounds,
   // plus the access's own constant; none where they are not bounded.
@@ -163,8 +130,8 @@ class LocalChecks {
     site.object = variable;
     site.objectBytes = fc_.symbols.at(variable).size;
     site.objectSpace = "local";
-    std::optional<LocalObject> array = layout_ ? layout_->objectOf(a) : std::nullopt;
-    if (array && array->frame == variable && !wholeFrames_.count(variable)) {
+    std::optional<LocalObject> array = fc_.frames ? fc_.frames->objectOf(a) : std::nullopt;
+    if (array && array->frame == variable) {
       site.objectFrameArray = true;
       site.objectFrameOffset = array->start;
       site.objectFrameBytes = site.objectBytes;
@@ -183,9 +150,7 @@ class LocalChecks {
 
   FunctionChecks& fc_;
   const PointerAnalysis& pa_;
-  const ValueRanges ranges_;
-  std::optional<FrameLayout> layout_;  // (not with --no-local-objects)
-  std::set<std::string> wholeFrames_;  // frames whose arrays are not told apart
+  const ValueRanges& ranges_;
   std::map<size_t, size_t> allocaBlocks_;  // alloca definition -> its pair of registers (base, size)
   static constexpr const char* kAllocaPrefix = "%__cc_alloca";
 };

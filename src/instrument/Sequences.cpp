@@ -90,6 +90,14 @@ std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, ui
                      fmt::arg("size", size), fmt::arg("m", to.meta), fmt::arg("meta", variableMeta(objectId)));
 }
 
+std::string frameObjectMetadata(const MetadataRegs& to, const MetadataRegs& frame, uint64_t start, uint64_t size,
+                                uint8_t objectId, const std::string& g) {
+  return fmt::format("{g}add.u64 {b}, {fb}, {start};\n{g}mov.u64 {s}, {size};\n{g}mov.u32 {m}, {meta};\n",
+                     fmt::arg("g", g), fmt::arg("b", to.base), fmt::arg("fb", frame.base), fmt::arg("start", start),
+                     fmt::arg("s", to.size), fmt::arg("size", size), fmt::arg("m", to.meta),
+                     fmt::arg("meta", variableMeta(objectId)));
+}
+
 std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,
                                   uint8_t objectId, const std::string& g) {
   return fmt::format(

@@ -57,6 +57,11 @@ std::string passedMetadataArguments(const std::vector<std::string>& names, const
 // `objectId` (UnitResult::objectId; abi::kMetaStateVariable).
 std::string symbolMetadata(const MetadataRegs& to, const std::string& symbol, uint64_t size, uint8_t objectId,
                            const std::string& guard);
+// Bounds of the object of a local frame that starts `start` bytes into it (analysis/FrameLayout.h),
+// from the frame's metadata `frame` (local or generic addresses, as the pointer's), the word
+// naming the object by `objectId`.
+std::string frameObjectMetadata(const MetadataRegs& to, const MetadataRegs& frame, uint64_t start, uint64_t size,
+                                uint8_t objectId, const std::string& guard);
 // Bounds of the launch's dynamic shared memory (`symbol` the extern __shared__ array), in
 // shared-window addresses; uses scratch u4.
 std::string dynamicSharedMetadata(const FunctionRegs& r, const MetadataRegs& to, const std::string& symbol,

@@ -26,7 +26,7 @@ constexpr const char* kUniformPrefix = "%__cc_w";  // uniform registers recomput
 class SharedChecks {
  public:
   explicit SharedChecks(FunctionChecks& f)
-      : fc_(f), pa_(f.analysis), symbols_(f.symbols), ranges_(f.function, f.analysis) {}
+      : fc_(f), pa_(f.analysis), symbols_(f.symbols), ranges_(f.ranges) {}
 
   void run() {
     Stats& stats = fc_.unit.stats;
@@ -364,7 +364,7 @@ class SharedChecks {
   FunctionChecks& fc_;
   const PointerAnalysis& pa_;
   const SymbolTable& symbols_;
-  const ValueRanges ranges_;
+  const ValueRanges& ranges_;
   std::unordered_map<std::string, SharedBoundsRegs> bounds_;
   std::optional<DynamicSharedParts> parts_;  // with --shared-parts
   std::vector<SharedBoundsRegs> partChecks_;  // part 0, 1, ...: (the region's start, to the part's end)

@@ -19,7 +19,9 @@ using namespace cucatch::ptx;
 
 uint8_t UnitResult::objectId(const Site& o) {
   for (size_t i = 0; i < objects.size(); ++i)
-    if (objects[i].object == o.object && objects[i].function == o.function) return static_cast<uint8_t>(i + 1);
+    if (objects[i].object == o.object && objects[i].function == o.function &&
+        objects[i].objectFrameArray == o.objectFrameArray && objects[i].objectFrameOffset == o.objectFrameOffset)
+      return static_cast<uint8_t>(i + 1);
   if (objects.size() == 255) return 0;
   objects.push_back(o);
   return static_cast<uint8_t>(objects.size());
@@ -135,6 +137,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     if (s.inlinedLine)
       site["inlined_at"] = {{"file", s.inlinedFile}, {"line", s.inlinedLine}, {"column", s.inlinedColumn}};
     if (!s.object.empty()) site["object"] = objectJson(s);
+    if (s.objectOfOwnFrame) site["own_frame_object"] = true;
     list.push_back(std::move(site));
   }
   // The variables metadata words name (abi::kMetaStateVariable), by index.

@@ -46,6 +46,10 @@ struct Site {
   bool objectFrameArray = false;
   uint64_t objectFrameOffset = 0;
   uint64_t objectFrameBytes = 0;
+  // (Local:) the object is one of the function's own frame that only the run tells (a pointer
+  // made from one of several of its arrays, or from an array or the whole frame): the report
+  // names the one the bounds' word names, not one a caller gave.
+  bool objectOfOwnFrame = false;
 };
 
 // The name of a function's entry point that takes its pointers' bounds from its callers, in
@@ -83,10 +87,13 @@ struct Stats {
   size_t dynamicSharedParts = 0;
   // Checked local accesses against one array of their frame (analysis/FrameLayout.h), and those
   // against the whole frame; frames whose arrays were not told apart for a bounded offset that
-  // reaches from one into another (LocalChecks).
+  // reaches from one into another (FrameLayout); pointers given the bounds of the array they are
+  // made from, not the frame's, for generic accesses (GlobalChecks: a debug build's, one passed
+  // to a callee; counted at each start).
   size_t localArrays = 0;
   size_t localWholeFrame = 0;
   size_t localFramesKeptWhole = 0;
+  size_t localArrayPointers = 0;
   // ... and those against the block an `alloca` made, its size the one asked for at run time.
   size_t localAllocaBlocks = 0;
   // Pointer arguments whose metadata goes with them into the module's own device functions, and

@@ -72,6 +72,7 @@ SiteTable SiteTable::parse(std::string_view text) {
     }
     site.space = s.value("space", std::string());
     if (s.contains("object")) readObject(s["object"], site);
+    site.objectOfOwnFrame = s.value("own_frame_object", false);
     uint32_t id = s.value("id", static_cast<uint32_t>(t.sites.size()));
     if (id >= t.sites.size()) t.sites.resize(id + 1);
     t.sites[id] = std::move(site);
@@ -254,7 +255,7 @@ std::string objectLine(const Violation& v) {
 // leaves the frame, is an overflow whole-frame checks report too; and none where the site table
 // does not give the frame's size.
 std::optional<uint64_t> offsetInNeighbourArray(const Violation& v) {
-  const Site* s = v.site;
+  const Site* s = v.passedObject ? v.passedObject : v.site;
   if (!s || s->objectSpace != "local" || !s->objectFrameArray || !s->objectFrameBytes ||
       v.checkedBase < s->objectFrameOffset)
     return std::nullopt;
@@ -275,8 +276,13 @@ std::string neighbourArrayLine(const Violation& v) {
                      "frame's arrays apart where nvcc's PTX starts them; should this access be correct, nvcc started "
                      "an array inside another: CUCATCH_PTX_FLAGS=--no-local-objects checks whole frames, and please "
                      "report it)\n",
-                     *at, v.site->objectFrameBytes);
+                     *at, (v.passedObject ? v.passedObject : v.site)->objectFrameBytes);
 }
+
+// The bounds a pointer was checked against are an object of the accessing function's own frame,
+// named by the bounds (the site could not name it: the pointer may be made from one of several
+// of the frame's arrays), not given by a caller.
+bool ownFrameObject(const Violation& v) { return v.passedObject && v.site && v.site->objectOfOwnFrame; }
 
 // " in shared memory" / " in constant memory": the window an access went to, where not device memory.
 std::string windowName(const Violation& v) {
@@ -421,10 +427,14 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
       } else if (v.site && !v.site->object.empty()) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
         out += neighbourArrayLine(v);
+      } else if (ownFrameObject(v)) {
+        out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
+        out += neighbourArrayLine(v);
       } else if (v.passedObject) {
         out += fmt::format("cucatch:   address is {} {}, whose bounds {} {} was given with the pointer\n",
                            relation(v, v.checkedBase, v.checkedSize), objectLine(v),
                            v.site->entry ? "kernel" : "device function", demangle(v.site->function));
+        out += neighbourArrayLine(v);
       } else if (v.site && v.site->space == "shared") {
         out += fmt::format("cucatch:   address is {} the {}-byte shared object at {} it was made from\n",
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
@@ -570,8 +580,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     if (object->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
     if (object->objectFrameArray) j["object"]["frame_offset"] = object->objectFrameOffset;
     if (auto at = offsetInNeighbourArray(v))
-      j["object"]["neighbour"] = {{"frame_offset", *at}, {"frame_bytes", v.site->objectFrameBytes}};
-    if (v.passedObject) j["object"]["passed_by_caller"] = true;
+      j["object"]["neighbour"] = {{"frame_offset", *at}, {"frame_bytes", object->objectFrameBytes}};
+    if (v.passedObject && !ownFrameObject(v)) j["object"]["passed_by_caller"] = true;
   }
   if (const auto& b = v.heapBlock) {
     auto call = [](const DeviceHeapCall& c) {

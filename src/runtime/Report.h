@@ -39,6 +39,9 @@ struct Site {
   bool objectFrameArray = false;
   uint64_t objectFrameOffset = 0;
   uint64_t objectFrameBytes = 0;
+  // The object is one of the function's own frame that the bounds' word names (the pointer may
+  // be made from one of several of its arrays), not one a caller gave with the pointer.
+  bool objectOfOwnFrame = false;
   // The access addresses a window of its own (shared or const space), not device memory.
   bool inWindow() const { return space == "shared" || space == "const" || space == "local"; }
 };

@@ -998,7 +998,9 @@ const Site* Runtime::namedObject(const abi::ErrorRecord& r) const {
       if (tag == 0 || table == units_.end() || tag > table->second.objects.size()) continue;
       const Site& o = table->second.objects[tag - 1];
       if (dynamic ? !o.objectDynamic : o.objectDynamic || o.objectBytes != r.size) continue;
-      if (found && (found->object != o.object || found->function != o.function)) return nullptr;
+      if (found && (found->object != o.object || found->function != o.function ||
+                    found->objectFrameOffset != o.objectFrameOffset))
+        return nullptr;
       found = &o;
     }
     if (found) return found;

@@ -555,6 +555,15 @@ TEST_CASE("value ranges: a local frame's address plus 64-bit terms bounded by ma
 	add.s64 %rd9, %rd2, %rd8;
 	cvt.s64.s32 %rd10, %r3;
 	add.s64 %rd11, %rd1, %rd10;
+	.reg .b64 %SP;
+	cvta.local.u64 %SP, %SPL;
+	add.u64 %rd12, %SP, 32;
+	shl.b64 %rd13, %rd10, 2;
+	add.s64 %rd14, %rd12, %rd13;
+	.reg .b64 %rx<2>;
+	cvt.s64.s32 %rx0, %r1;
+	shl.b64 %rd15, %rx0, 2;
+	add.s64 %rx1, %rd12, %rd15;
 )");
   ValueRanges r(*a.function, *a.pa);
   auto offset = [&](const std::string& reg, int64_t lo, int64_t hi) {
@@ -567,6 +576,11 @@ TEST_CASE("value ranges: a local frame's address plus 64-bit terms bounded by ma
   CHECK(offset("%rd7", 64, 92));   // (i & 7) * 4 past the array at 64
   CHECK(offset("%rd11", 0, 7));    // sign-extended, known non-negative
   CHECK_FALSE(r.offsetFromSymbol("%rd9"));  // an unbounded (possibly negative) index
+  // A debug build's: the generic frame pointer (cvta.local keeps the offset), and an index
+  // sign-extended and then shifted to bytes.
+  CHECK(offset("%rd12", 32, 32));
+  CHECK(offset("%rd14", 32, 60));
+  CHECK_FALSE(r.offsetFromSymbol("%rx1"));  // an unbounded index, shifted
 }
 
 TEST_CASE("frame layout: the arrays of a frame start where nvcc materializes their addresses", "[analysis]") {
@@ -600,7 +614,8 @@ $L__loop:
 	ld.local.u32 %r4, [%rd9];
 	ld.local.u32 %r5, [%SPL+16];
 )");
-  FrameLayout layout(*a.function, *a.pa, *a.symbols);
+  ValueRanges layoutRanges(*a.function, *a.pa);
+  FrameLayout layout(*a.function, *a.pa, *a.symbols, layoutRanges);
   REQUIRE(layout.starts().count("__local_depot0"));
   CHECK(layout.starts().at("__local_depot0") == std::set<uint64_t>{0, 32, 64});
   auto object = [&](int n) { return layout.objectOf(a.access("ld.local.u32", n)); };
@@ -618,6 +633,63 @@ $L__loop:
   CHECK(stepped->start == 0);
   CHECK_FALSE(object(2));  // either of two arrays
   CHECK_FALSE(object(3));  // the frame register itself: no array
+}
+
+TEST_CASE("frame layout: generic starts make the same arrays; a bounded offset across them keeps the frame whole",
+          "[analysis]") {
+  // A debug build's generic frame pointer: %SP plus each array's offset, element offsets added
+  // after. The start definitions give their arrays (GlobalChecks gives them their bounds).
+  // (Two 32-byte arrays of a 64-byte frame, their generic starts in %rd1 and %rd2.)
+  const std::string twoArrays = R"(
+	.local .align 16 .b8 __local_depot0[64];
+	.reg .b64 %SP;
+	.reg .b64 %SPL;
+	mov.u64 %SPL, __local_depot0;
+	cvta.local.u64 %SP, %SPL;
+	add.u64 %rd1, %SP, 0;
+	add.u64 %rd2, %SP, 32;
+	ld.param.u32 %r1, [n];
+)";
+  auto a = analyse(twoArrays + R"(
+	mul.wide.s32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	st.u32 [%rd4], %r1;
+	setp.eq.u32 %p1, %r1, 0;
+	selp.b64 %rd5, %rd1, %rd2, %p1;
+	ld.u32 %r2, [%rd5];
+)");
+  ValueRanges layoutRanges(*a.function, *a.pa);
+  FrameLayout layout(*a.function, *a.pa, *a.symbols, layoutRanges);
+  CHECK(layout.starts().at("__local_depot0") == std::set<uint64_t>{0, 32});
+  CHECK(layout.keptWhole().empty());
+  auto second = layout.objectOf(a.access("st.u32"));
+  REQUIRE(second);
+  CHECK(second->start == 32);
+  CHECK(second->size == 32);
+  std::vector<uint64_t> started;
+  for (size_t d = 0; d < a.pa->defs().size(); ++d)
+    if (auto o = layout.startedBy(d)) started.push_back(o->start);
+  CHECK(started == std::vector<uint64_t>{0, 32});
+  // A select of the two: no one array, but reached by starts (its bounds may be either's).
+  CHECK_FALSE(layout.objectOf(a.access("ld.u32")));
+  CHECK(layout.reachedByStart("%rd5"));
+  CHECK_FALSE(layout.reachedByStart("%SP"));
+
+  // From the array at 0, an index bounded to 0..15 reaches [0, 64), past the array at 32: the
+  // frame is kept whole, and its starts make no arrays. (ValueRanges follows the cvta.local.)
+  auto crossing = analyse(twoArrays + R"(
+	and.b32 %r2, %r1, 15;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	st.u32 [%rd4], %r1;
+	st.u32 [%rd2], %r1;
+)");
+  ValueRanges wholeRanges(*crossing.function, *crossing.pa);
+  FrameLayout whole(*crossing.function, *crossing.pa, *crossing.symbols, wholeRanges);
+  CHECK(whole.keptWhole() == std::set<std::string>{"__local_depot0"});
+  CHECK_FALSE(whole.objectOf(crossing.access("st.u32", 1)));
+  for (size_t d = 0; d < crossing.pa->defs().size(); ++d) CHECK_FALSE(whole.startedBy(d));
+  CHECK_FALSE(whole.reachedByStart("%rd2"));
 }
 
 TEST_CASE("live local bound: a kernel's only local variable, or none; nothing known in a device function", "[analysis]") {

@@ -708,6 +708,53 @@ TEST_CASE("a callee's violation names the variable whose bounds its caller passe
   CHECK(j["object"]["passed_by_caller"] == true);
 }
 
+TEST_CASE("a pointer given an array of a frame names it, and says where in the frame an overflow landed", "[runtime]") {
+  // The kernel's two 32-byte arrays of its 64-byte frame, as the site table's objects carry them;
+  // the callee's store and the kernel's read (through a pointer made from either array) name none.
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z6triplePii",
+          "entry": false, "ptx_line": 9, "file": 0, "line": 0, "column": 0, "instruction": "st.u32 [%rd3], %r1;",
+          "kind": "write", "size": 4, "space": "generic"}, {"id": 1, "function": "_Z8two_rowsPii", "entry": true,
+          "ptx_line": 30, "file": 0, "line": 0, "column": 0, "instruction": "ld.u32 %r3, [%rd6];", "kind": "read",
+          "size": 4, "space": "generic", "own_frame_object": true}],
+          "objects": [{"function": "_Z8two_rowsPii", "entry": true, "object": {"name": "__local_depot1", "bytes": 32,
+          "dynamic": false, "space": "local", "frame_offset": 0, "frame_bytes": 64}},
+          {"function": "_Z8two_rowsPii", "entry": true, "object": {"name": "__local_depot1", "bytes": 32,
+          "dynamic": false, "space": "local", "frame_offset": 32, "frame_bytes": 64}}]})");
+  REQUIRE(t.objects.size() == 2);
+  Metadata m;
+  // The callee writes one element past the first array (generic addresses): into the second.
+  uint32_t first = abi::kMetaStateVariable << abi::kMetaStateShift | 1u << abi::kMetaTagShift;
+  auto r = record(0, 4, abi::kAccessWrite, 0x7f0000fffca0 + 32, 0x7f0000fffca0, 32, first);
+  Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+  v.passedObject = &t.objects[0];
+  std::string text = formatText(v, m, fakeSymbol);
+  INFO(text);
+  CHECK(text.find("out-of-bounds write of 4 bytes in local memory") != std::string::npos);
+  CHECK(text.find("address is 0 bytes after the end of the 32-byte local array at frame offset 0 of "
+                  "two_rows(int*, int) ('__local_depot1', its arrays told apart where nvcc starts them), whose bounds "
+                  "device function triple(int*, int) was given with the pointer") != std::string::npos);
+  CHECK(text.find("(at offset 32 of the same 64-byte frame, in another of its arrays.") != std::string::npos);
+  auto j = toJson(v, fakeSymbol);
+  CHECK(j["object"]["frame_offset"] == 0);
+  CHECK(j["object"]["neighbour"]["frame_offset"] == 32);
+  CHECK(j["object"]["passed_by_caller"] == true);
+  // The kernel's own read (through a pointer made from either array: the site says the bounds'
+  // object is its own frame's), below the second array, into the first: not passed.
+  uint32_t second = abi::kMetaStateVariable << abi::kMetaStateShift | 2u << abi::kMetaTagShift;
+  r = record(1, 4, abi::kAccessRead, 0x7f0000fffca0 + 28, 0x7f0000fffca0 + 32, 32, second);
+  v = fromRecord(r, &t.sites[1], "m.cu", nullptr);
+  v.passedObject = &t.objects[1];
+  text = formatText(v, m, fakeSymbol);
+  CHECK(text.find("address is 4 bytes before the 32-byte local array at frame offset 32 of two_rows(int*, int) "
+                  "('__local_depot1', its arrays told apart where nvcc starts them)\n") != std::string::npos);
+  CHECK(text.find("given with the pointer") == std::string::npos);
+  CHECK(text.find("(at offset 28 of the same 64-byte frame, in another of its arrays.") != std::string::npos);
+  j = toJson(v, fakeSymbol);
+  CHECK(j["object"]["neighbour"]["frame_offset"] == 28);
+  CHECK_FALSE(j["object"].contains("passed_by_caller"));
+}
+
 TEST_CASE("a local address outside a kernel's own frame is a use after scope", "[runtime]") {
   // A kernel read through the pointer a device function kept to its own local array: the
   // record's bounds are the kernel's frame (generic addresses), state kMetaStateLiveFrames,
