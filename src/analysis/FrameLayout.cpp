@@ -1,9 +1,7 @@
 #include "analysis/FrameLayout.h"
 
 #include <unordered_set>
-#include <utility>
 #include <vector>
-
 
 namespace cucatch::analysis {
 
@@ -41,20 +39,21 @@ FrameLayout::FrameLayout(const Function& f, const PointerAnalysis& pa, const Sym
       starts_[*frame].insert(static_cast<uint64_t>(other.value));
     }
   }
-  keepWholeWhereOffsetsCross(f, ranges);
+  keepWholeWhereOffsetsCross(ranges);
 }
 
-void FrameLayout::keepWholeWhereOffsetsCross(const Function& f, const ValueRanges& ranges) {
+void FrameLayout::keepWholeWhereOffsetsCross(const ValueRanges& ranges) {
   for (const auto& a : pa_.accesses()) {
     if (a.addressRegister.empty() || a.access.size == 0) continue;
+    // (First the bounded offset from a frame, which few accesses have, then the walk back to
+    // the object the address is made from.)
+    auto from = ranges.firstByteOffsets(a);
+    if (!from || !frameBytes_.count(from->first) || keptWhole_.count(from->first)) continue;
     std::optional<LocalObject> o = anyObjectOf(a);
-    if (!o || keptWhole_.count(o->frame)) continue;
-    auto from = ranges.offsetFromSymbol(a.addressRegister);
-    if (!from || from->first != o->frame) continue;
-    // The first byte's offsets plus the access's own constant, [lo, end), against the frame's
-    // other objects: [0, start) and [start + size, frame's end).
-    int64_t extra = std::get<Instruction>(f.body[a.statement]).operands[a.access.addressOperand].value;
-    int64_t lo = from->second.lo + extra, end = from->second.hi + extra + static_cast<int64_t>(a.access.size);
+    if (!o || o->frame != from->first) continue;
+    // The first byte's offsets, [lo, end) with the access's size, against the frame's other
+    // objects: [0, start) and [start + size, frame's end).
+    int64_t lo = from->second.lo, end = from->second.hi + static_cast<int64_t>(a.access.size);
     int64_t start = static_cast<int64_t>(o->start), past = static_cast<int64_t>(o->start + o->size);
     int64_t frameEnd = static_cast<int64_t>(frameBytes_.at(o->frame));
     bool below = start > 0 && lo < start && end > 0, above = past < frameEnd && end > past && lo < frameEnd;

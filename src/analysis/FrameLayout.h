@@ -64,9 +64,9 @@ class FrameLayout {
   LocalObject object(const std::string& frame, uint64_t start) const;
   // What register `reg` is made from, back through the definitions that move a pointer
   // (arithmetic, copies, selects, cvta.local to generic: every definition of every register,
-  // flow-insensitive): the
-  // starts (definition indices) it reaches, and whether it reaches anything else too (the frame
-  // register itself, a register with no definition, any other origin).
+  // flow-insensitive): the starts (definition indices) it reaches, and whether it reaches
+  // anything else too (the frame register itself, a register with no definition, any other
+  // origin).
   struct Origins {
     std::set<size_t> starts;
     bool other = false;
@@ -74,7 +74,7 @@ class FrameLayout {
   Origins originsOf(const std::string& reg) const;
   // The object `a`'s address is made from, whether or not its frame is kept whole.
   std::optional<LocalObject> anyObjectOf(const AccessSite& a) const;
-  void keepWholeWhereOffsetsCross(const ptx::Function& f, const ValueRanges& ranges);
+  void keepWholeWhereOffsetsCross(const ValueRanges& ranges);
 
   const PointerAnalysis& pa_;
   std::map<std::string, uint64_t> frameBytes_;          // frame symbol -> size

@@ -96,6 +96,16 @@ std::optional<std::pair<std::string, Interval>> ValueRanges::offsetFromSymbol(co
   return offsetFromSymbol(reg, 0);
 }
 
+std::optional<std::pair<std::string, Interval>> ValueRanges::firstByteOffsets(const AccessSite& a) const {
+  std::optional<std::pair<std::string, Interval>> from{{a.addressSymbol, Interval{0, 0}}};
+  if (a.addressSymbol.empty()) from = offsetFromSymbol(a.addressRegister);
+  if (!from) return std::nullopt;
+  int64_t extra = std::get<Instruction>(f_.body[a.statement]).operands[a.access.addressOperand].value;
+  from->second.lo += extra;
+  from->second.hi += extra;
+  return from;
+}
+
 std::optional<Interval> ValueRanges::wideTerm(const std::string& reg, int depth) const {
   // A 64-bit index masked by a constant, or made from a bounded 32-bit one: zero- or
   // sign-extended (a signed value is non-negative where its unsigned range stays below 2^31),

@@ -30,6 +30,10 @@ class ValueRanges {
   // with `offset` bounded: the symbol and the range of the offset. (A local variable's address
   // made generic, cvta.local, counts as its symbol: the offset is the same in both windows.)
   std::optional<std::pair<std::string, Interval>> offsetFromSymbol(const std::string& reg) const;
+  // Where access `a`'s first byte may lie, from the variable its address is made from: its
+  // symbol (`[symbol+offset]`), or the symbol its register is (offsetFromSymbol), plus the
+  // access's own constant; none where the register's offset is not bounded.
+  std::optional<std::pair<std::string, Interval>> firstByteOffsets(const AccessSite& a) const;
 
  private:
   std::optional<Interval> operand(const ptx::Operand& o, int depth) const;

@@ -694,7 +694,7 @@ class GlobalChecks {
     if (a.access.space != Space::Generic || a.addressRegister.empty() || a.access.size == 0 ||
         !a.access.uncheckable.empty() || a.access.extent)
       return false;
-    auto from = fc_.ranges.offsetFromSymbol(a.addressRegister);
+    auto from = fc_.ranges.firstByteOffsets(a);
     if (!from || !localVariable(symbols_, from->first)) return false;
     int64_t begin = 0, end = static_cast<int64_t>(symbols_.at(from->first).size);
     if (std::optional<LocalObject> o = fc_.frames ? fc_.frames->objectOf(a) : std::nullopt) {
@@ -703,9 +703,7 @@ class GlobalChecks {
     } else if (fc_.frames && fc_.frames->reachedByStart(a.addressRegister)) {
       return false;  // (the bounds may be an array's, which of them only the run knows)
     }
-    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
-    return from->second.lo + extra >= begin &&
-           from->second.hi + extra + static_cast<int64_t>(a.access.size) <= end;
+    return from->second.lo >= begin && from->second.hi + static_cast<int64_t>(a.access.size) <= end;
   }
 
   // The module variable whose symbol every base reaching `a` was made from (its static bounds

@@ -102,23 +102,10 @@ class LocalChecks {
     fc_.addSite(std::move(site), a);
   }
 
-  // The offsets from its variable's start at which `a`'s first byte may lie: its symbol
-  // (`[symbol+offset]`), or the symbol its register is made from plus terms ValueRanges bounds,
-  // plus the access's own constant; none where they are not bounded.
-  std::optional<std::pair<std::string, Interval>> firstByteOffsets(const AccessSite& a) const {
-    std::optional<std::pair<std::string, Interval>> from{{a.addressSymbol, Interval{0, 0}}};
-    if (a.addressSymbol.empty()) from = ranges_.offsetFromSymbol(a.addressRegister);
-    if (!from) return std::nullopt;
-    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
-    from->second.lo += extra;
-    from->second.hi += extra;
-    return from;
-  }
-
   // The address is the variable's symbol plus terms whose sum is bounded inside it.
   bool provenInBounds(const AccessSite& a, const std::string& variable) const {
     if (a.access.size == 0) return false;
-    auto from = firstByteOffsets(a);
+    auto from = ranges_.firstByteOffsets(a);
     if (!from || from->first != variable) return false;
     return from->second.lo >= 0 &&
            static_cast<uint64_t>(from->second.hi) + a.access.size <= fc_.symbols.at(variable).size;

@@ -329,20 +329,13 @@ class SharedChecks {
   // whose ranges keep every access inside it (a masked index: `bins[k & 255]`).
   bool staticallyInBounds(const AccessSite& a) const {
     if (!a.access.uncheckable.empty() || a.access.size == 0) return false;
-    std::string symbol = a.addressSymbol;
-    Interval offset{0, 0};
-    if (symbol.empty()) {
-      if (a.addressRegister.empty() || !pa_.registers().is32Bit(a.addressRegister)) return false;
-      auto from = ranges_.offsetFromSymbol(a.addressRegister);
-      if (!from) return false;
-      symbol = from->first;
-      offset = from->second;
-    }
-    const SymbolInfo* v = sharedVariable(symbol);
+    if (a.addressSymbol.empty() && (a.addressRegister.empty() || !pa_.registers().is32Bit(a.addressRegister)))
+      return false;
+    auto from = ranges_.firstByteOffsets(a);
+    if (!from) return false;
+    const SymbolInfo* v = sharedVariable(from->first);
     if (!v || v->dynamicShared) return false;
-    int64_t extra = std::get<Instruction>(fc_.function.body[a.statement]).operands[a.access.addressOperand].value;
-    return offset.lo + extra >= 0 &&
-           static_cast<uint64_t>(offset.hi + extra) + a.access.size <= v->size;
+    return from->second.lo >= 0 && static_cast<uint64_t>(from->second.hi) + a.access.size <= v->size;
   }
 
   std::string_view uncheckedReason(const AccessSite& a) const {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <memory>
+#include <utility>
 
 #include "analysis/CFG.h"
 #include "ptx/InstrInfo.h"
@@ -60,34 +60,38 @@ std::string directCallee(const Instruction& in) {
   return c.callee && !c.prototype ? c.callee->text : std::string();
 }
 
-using Query = std::function<bool(const std::string&)>;
+// A property of the module's functions that follows calls, memoized: `decide(f, self)` for a
+// function with a body (asking `self` about what it calls), `unseen(name)` for one without; a
+// function asked about while it is being decided (recursion) reads as `inRecursion`.
+class OverCalls {
+ public:
+  using Decide = std::function<bool(const Function&, OverCalls&)>;
+  OverCalls(const Module& module, std::function<bool(const std::string&)> unseen, bool inRecursion, Decide decide)
+      : unseen_(std::move(unseen)), inRecursion_(inRecursion), decide_(std::move(decide)) {
+    for (const Function* f : module.functions())
+      if (f->hasBody) defined_[f->name] = f;
+  }
+  bool operator()(const std::string& name) {
+    if (auto k = known_.find(name); k != known_.end()) return k->second;
+    auto f = defined_.find(name);
+    if (f == defined_.end()) return known_[name] = unseen_(name);
+    known_[name] = inRecursion_;
+    return known_[name] = decide_(*f->second, *this);
+  }
 
-// A property of the module's functions that follows calls, memoized: `decide(f, query)` for a
-// function with a body (asking `query` about what it calls), `unseen(name)` for one without;
-// a function asked about while it is being decided (recursion) reads as `inRecursion`.
-Query overCalls(const Module& module, Query unseen, bool inRecursion,
-                std::function<bool(const Function&, const Query&)> decide) {
-  auto defined = std::make_shared<std::map<std::string, const Function*>>();
-  for (const Function* f : module.functions())
-    if (f->hasBody) (*defined)[f->name] = f;
-  auto known = std::make_shared<std::map<std::string, bool>>();
-  auto query = std::make_shared<Query>();
-  *query = [=](const std::string& name) {
-    if (auto k = known->find(name); k != known->end()) return k->second;
-    auto f = defined->find(name);
-    if (f == defined->end()) return (*known)[name] = unseen(name);
-    (*known)[name] = inRecursion;
-    return (*known)[name] = decide(*f->second, *query);
-  };
-  // (The closure holds itself through `query`: it lives as long as the Query returned.)
-  return [query](const std::string& name) { return (*query)(name); };
-}
+ private:
+  std::map<std::string, const Function*> defined_;
+  std::map<std::string, bool> known_;
+  std::function<bool(const std::string&)> unseen_;
+  bool inRecursion_;
+  Decide decide_;
+};
 
 }  // namespace
 
 std::set<std::string> blockBarrierFunctions(const Module& module) {
-  Query waits = overCalls(
-      module, [](const std::string&) { return false; }, false, [](const Function& f, const Query& waits) {
+  OverCalls waits(
+      module, [](const std::string&) { return false; }, false, [](const Function& f, OverCalls& waits) {
         std::set<std::string> targets;  // labels some branch goes to
         for (const auto& s : f.body)
           if (const auto* in = std::get_if<Instruction>(&s); in && (in->opcode == "bra" || in->opcode == "brx"))
@@ -128,16 +132,16 @@ void resyncBeforeBarrierCalls(FunctionChecks& checks, const std::set<std::string
 
 std::set<std::string> warpResyncKernels(const Module& module) {
   // Whether a call may run a warp collective (or anything unseen), transitively.
-  Query collects = overCalls(module, [](const std::string& name) { return !isSystemFunction(name); }, true,
-                             [](const Function& f, const Query& collects) {
-                               bool any = hasCollective(f);
-                               for (const auto& s : f.body)
-                                 if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "call" && !any) {
-                                   CallShape c = callShape(*in);
-                                   any = c.prototype || !c.callee || collects(c.callee->text);
-                                 }
-                               return any;
-                             });
+  OverCalls collects(module, [](const std::string& name) { return !isSystemFunction(name); }, true,
+                     [](const Function& f, OverCalls& collects) {
+                       bool any = hasCollective(f);
+                       for (const auto& s : f.body)
+                         if (const auto* in = std::get_if<Instruction>(&s); in && in->opcode == "call" && !any) {
+                           CallShape c = callShape(*in);
+                           any = c.prototype || !c.callee || collects(c.callee->text);
+                         }
+                       return any;
+                     });
   std::set<std::string> out;
   for (const Function* f : module.functions()) {
     if (!f->hasBody || !f->isEntry) continue;

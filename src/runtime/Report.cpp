@@ -224,9 +224,17 @@ std::string relation(const Violation& v, uint64_t base, uint64_t bytes) {
   return fmt::format("at offset {} of", v.address - base);
 }
 
+// The variable a violation was checked against, as a report names it: the one its bounds' word
+// names where the site could not (a pointer a caller passed, or one made from one of several of
+// the function's arrays), else the site's; none where neither names one.
+const Site* reportedObject(const Violation& v) {
+  if (v.passedObject) return v.passedObject;
+  return v.site && !v.site->object.empty() ? v.site : nullptr;
+}
+
 // "the 256-byte shared array 'k()::tile'", "dynamic shared memory (512 bytes at this launch)".
 std::string objectLine(const Violation& v) {
-  const Site& s = v.passedObject ? *v.passedObject : *v.site;
+  const Site& s = *reportedObject(v);
   std::string name = demangle(s.object);
   if (s.objectSpace == "shared" && s.objectPart)
     return fmt::format("the part at offset {} of the dynamic shared memory '{}' ({} bytes at this launch; the "
@@ -255,7 +263,7 @@ std::string objectLine(const Violation& v) {
 // leaves the frame, is an overflow whole-frame checks report too; and none where the site table
 // does not give the frame's size.
 std::optional<uint64_t> offsetInNeighbourArray(const Violation& v) {
-  const Site* s = v.passedObject ? v.passedObject : v.site;
+  const Site* s = reportedObject(v);
   if (!s || s->objectSpace != "local" || !s->objectFrameArray || !s->objectFrameBytes ||
       v.checkedBase < s->objectFrameOffset)
     return std::nullopt;
@@ -276,7 +284,7 @@ std::string neighbourArrayLine(const Violation& v) {
                      "frame's arrays apart where nvcc's PTX starts them; should this access be correct, nvcc started "
                      "an array inside another: CUCATCH_PTX_FLAGS=--no-local-objects checks whole frames, and please "
                      "report it)\n",
-                     *at, (v.passedObject ? v.passedObject : v.site)->objectFrameBytes);
+                     *at, reportedObject(v)->objectFrameBytes);
 }
 
 // The bounds a pointer was checked against are an object of the accessing function's own frame,
@@ -424,10 +432,7 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
                            "whole window\n",
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
-      } else if (v.site && !v.site->object.empty()) {
-        out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
-        out += neighbourArrayLine(v);
-      } else if (ownFrameObject(v)) {
+      } else if ((v.site && !v.site->object.empty()) || ownFrameObject(v)) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
         out += neighbourArrayLine(v);
       } else if (v.passedObject) {
@@ -570,7 +575,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     }
     j["table_frame"] = f;
   }
-  const Site* object = v.passedObject ? v.passedObject : v.site && !v.site->object.empty() ? v.site : nullptr;
+  const Site* object = reportedObject(v);
   if (!v.sharedWindow && !v.allocation && object && v.kind == ViolationKind::OutOfBounds) {
     j["object"] = {{"name", demangle(object->object)},
                    {"space", object->objectSpace},

@@ -44,6 +44,12 @@ struct Analysed {
   size_t statementOf(const PointerDef& d) const { return d.statement; }
 };
 
+// The frame layout of an analysed function (its value ranges serve only while it is made).
+FrameLayout frameLayoutOf(const Analysed& a) {
+  ValueRanges ranges(*a.function, *a.pa);
+  return FrameLayout(*a.function, *a.pa, *a.symbols, ranges);
+}
+
 // The analysis of the last function of a whole module's text.
 Analysed analyseModule(const std::string& text) {
   Analysed a;
@@ -614,8 +620,7 @@ $L__loop:
 	ld.local.u32 %r4, [%rd9];
 	ld.local.u32 %r5, [%SPL+16];
 )");
-  ValueRanges layoutRanges(*a.function, *a.pa);
-  FrameLayout layout(*a.function, *a.pa, *a.symbols, layoutRanges);
+  FrameLayout layout = frameLayoutOf(a);
   REQUIRE(layout.starts().count("__local_depot0"));
   CHECK(layout.starts().at("__local_depot0") == std::set<uint64_t>{0, 32, 64});
   auto object = [&](int n) { return layout.objectOf(a.access("ld.local.u32", n)); };
@@ -658,8 +663,7 @@ TEST_CASE("frame layout: generic starts make the same arrays; a bounded offset a
 	selp.b64 %rd5, %rd1, %rd2, %p1;
 	ld.u32 %r2, [%rd5];
 )");
-  ValueRanges layoutRanges(*a.function, *a.pa);
-  FrameLayout layout(*a.function, *a.pa, *a.symbols, layoutRanges);
+  FrameLayout layout = frameLayoutOf(a);
   CHECK(layout.starts().at("__local_depot0") == std::set<uint64_t>{0, 32});
   CHECK(layout.keptWhole().empty());
   auto second = layout.objectOf(a.access("st.u32"));
@@ -684,8 +688,7 @@ TEST_CASE("frame layout: generic starts make the same arrays; a bounded offset a
 	st.u32 [%rd4], %r1;
 	st.u32 [%rd2], %r1;
 )");
-  ValueRanges wholeRanges(*crossing.function, *crossing.pa);
-  FrameLayout whole(*crossing.function, *crossing.pa, *crossing.symbols, wholeRanges);
+  FrameLayout whole = frameLayoutOf(crossing);
   CHECK(whole.keptWhole() == std::set<std::string>{"__local_depot0"});
   CHECK_FALSE(whole.objectOf(crossing.access("st.u32", 1)));
   for (size_t d = 0; d < crossing.pa->defs().size(); ++d) CHECK_FALSE(whole.startedBy(d));
