@@ -147,6 +147,14 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"table bases", s.frameTableBases,
        "generic pointers of unknown origin looked up in the frame table where isspacep places them in local memory "
        "(use after scope), in device functions and in kernels that call one that may take it"},
+      {"frame tags", s.frameTaggedPointers,
+       "generic pointers into a device function's own frame tagged with its call's serial, which the frame table "
+       "keeps too (a stale pointer into a frame a later call reused: use after scope)"},
+      {"tag untags", s.frameTagUntags,
+       "generic addresses and cvta.to.local operands not otherwise untagged, in a module with frame tags"},
+      {"printf args", s.printfArgumentsStripped, "values stored into a printf's argument buffer, frame tags stripped"},
+      {"printf ?", s.printfBuffersUnknown,
+       "printf calls whose argument buffer is not a known array of the frame: frame tags not stripped from it"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
       {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };

@@ -471,6 +471,27 @@ std::unordered_set<std::string> PointerAnalysis::withSources(std::unordered_set<
   return roots;
 }
 
+bool PointerAnalysis::madeOnlyFromSymbols(const std::string& reg,
+                                          const std::function<bool(const std::string&)>& accept) const {
+  std::unordered_set<std::string> from = withSources({reg});
+  for (const auto& d : defs_) {
+    if (!from.count(d.reg)) continue;
+    switch (d.kind) {
+      case DefKind::Derived:
+        if (d.spaceFromCvta) return false;
+        break;
+      case DefKind::Select:
+        if (d.sources[0].empty() || d.sources[1].empty()) return false;
+        break;
+      case DefKind::Base:
+        if (d.origin != BaseOrigin::Symbol || !accept(d.symbol)) return false;
+        break;
+      case DefKind::Integer: return false;
+    }
+  }
+  return true;
+}
+
 void PointerAnalysis::computeRelevance() {
   std::unordered_set<std::string> addresses;
   for (const auto& a : accesses_)

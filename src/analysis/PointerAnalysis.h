@@ -6,6 +6,7 @@
 // registers alongside the pointer).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -122,6 +123,10 @@ class PointerAnalysis {
   const std::unordered_set<std::string>& relevant() const { return relevant_; }
   // `roots` and every register their Derived/Select definitions read, transitively.
   std::unordered_set<std::string> withSources(std::unordered_set<std::string> roots) const;
+  // Every value `reg` may hold is made from a symbol `accept` takes (moved by arithmetic,
+  // copies, selects, zero-extension; not by a cvta into another window): every definition of
+  // every register it is made from, reaching or not, is one of those.
+  bool madeOnlyFromSymbols(const std::string& reg, const std::function<bool(const std::string&)>& accept) const;
   // The symbol every base definition reaching `a` was made from (a `mov` of one variable's
   // symbol on every path), or "" (other bases, or a path with no definition).
   std::string symbolOfEveryBase(const AccessSite& a) const;

@@ -14,7 +14,7 @@ namespace cucatch::instrument {
 using namespace cucatch::ptx;
 using namespace cucatch::analysis;
 
-void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntries heapEntries) {
+void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntries heapEntries, bool frameTags) {
   std::unordered_set<std::string> defined, declared;
   for (const Function* f : module.functions()) (f->hasBody ? defined : declared).insert(f->name);
   auto symbols = moduleSymbols(module);
@@ -56,8 +56,13 @@ void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntr
     auto untag = [&](size_t statement, Operand& value) {
       if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
+      std::string from = value.text;
+      if (frameTags) {
+        edits.before[statement] += stripFrameTag(reg, from, scratch.base, "%__cc_xp");
+        from = reg;
+      }
       edits.before[statement] +=
-          untagIfOurs(regs, scratch, reg, value.text, "%__cc_xp", "$__cc_direct" + std::to_string(unit.nextLabel++), heapEntries);
+          untagIfOurs(regs, scratch, reg, from, "%__cc_xp", "$__cc_direct" + std::to_string(unit.nextLabel++), heapEntries);
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };

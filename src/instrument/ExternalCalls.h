@@ -10,6 +10,10 @@
 //
 // Under -rdc the callee may be instrumented code of another unit: it then finds the metadata of
 // the untagged pointer through the shadow map and only the temporal tag is lost.
+//
+// In a module where device functions tag pointers into their frames (FrameTags.h, `frameTags`),
+// such an argument's frame tag is stripped first (Sequences.h: stripFrameTag): a pointer into a
+// frame handed to vprintf (its argument buffer) or to the device runtime (cudaGetDevice(&d)).
 #pragma once
 
 #include "instrument/Sequences.h"
@@ -18,6 +22,7 @@
 
 namespace cucatch::instrument {
 
-void untagExternalCallArguments(ptx::Module& module, UnitResult& unit, DeviceHeapEntries heapEntries);
+void untagExternalCallArguments(ptx::Module& module, UnitResult& unit, DeviceHeapEntries heapEntries,
+                                bool frameTags);
 
 }  // namespace cucatch::instrument

@@ -168,13 +168,12 @@ FrameTableUse frameTableUse(const Module& module, const FrameTable& table, const
   return FrameTableUse{std::move(callers), std::move(kernels), std::move(takers)};
 }
 
-void addFrameTable(Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
-                   UnitResult& unit) {
+void addFrameTable(Module& module, const FrameTable& table, const FrameTableUse& use,
+                   const std::set<std::string>& taggers, const analysis::SymbolTable& moduleSymbols, UnitResult& unit) {
   if (!table.off.empty()) {
     unit.stats.frameTableOff = table.off;
     return;
   }
-  const FrameTableUse use = frameTableUse(module, table, unit.frameLookups);
   auto takes = [&](const std::string& f) { return use.takers.count(f) != 0; };
   const FrameTableRegs regs;
   for (Function* f : module.functions()) {
@@ -257,6 +256,7 @@ void addFrameTable(Module& module, const FrameTable& table, const analysis::Symb
     if (allocas) prologue += fmt::format(".reg .b64 {};\n", kBlockSize);
     if (!pushes.empty() || allocas) {
       if (allocas) prologue += frameTableSaveDepth(regs);
+      if (variables) prologue += frameTableNewSerial(regs, taggers.count(f->name) != 0);
       prologue += pushes;
       // Every return restores the depth at entry (a kernel's table ends with it).
       std::optional<size_t> pushed;

@@ -79,11 +79,12 @@ struct FrameTableUse {
 };
 FrameTableUse frameTableUse(const ptx::Module& module, const FrameTable& table, const std::set<std::string>& lookups);
 
-// Adds the table where the unit's checks look pointers up in it (UnitResult::frameLookups): the
-// parameter to the takers' signatures and an argument to every call of one, the table to each
-// kernel that calls one, and the pushes and returns' restores. Call after every function's
+// Adds the table where the unit's checks look pointers up in it (`use`, frameTableUse of
+// UnitResult::frameLookups): the parameter to the takers' signatures and an argument to every
+// call of one, the table to each kernel that calls one, the pushes (with the call's serial) and
+// returns' restores, and the frame tag of `taggers` (FrameTags.h). Call after every function's
 // checks and addMetadataParams (the parameter comes after theirs).
-void addFrameTable(ptx::Module& module, const FrameTable& table, const analysis::SymbolTable& moduleSymbols,
-                   UnitResult& unit);
+void addFrameTable(ptx::Module& module, const FrameTable& table, const FrameTableUse& use,
+                   const std::set<std::string>& taggers, const analysis::SymbolTable& moduleSymbols, UnitResult& unit);
 
 }  // namespace cucatch::instrument

@@ -723,30 +723,13 @@ class GlobalChecks {
   // the window's addresses, on every path that defines it. (Flow-insensitive: every definition
   // of every register it is made from, reaching or not.)
   bool onlyVariablesOf(Space space, const std::string& reg) const {
-    std::unordered_set<std::string> from = pa_.withSources({reg});
-    for (const auto& d : pa_.defs()) {
-      if (!from.count(d.reg)) continue;
-      switch (d.kind) {
-        case DefKind::Derived:
-          if (d.spaceFromCvta) return false;
-          break;
-        case DefKind::Select:
-          if (d.sources[0].empty() || d.sources[1].empty()) return false;
-          break;
-        case DefKind::Base: {
-          if (d.origin != BaseOrigin::Symbol) return false;
-          auto it = symbols_.find(d.symbol);
-          if (it == symbols_.end() || it->second.space != space) return false;
-          if (space == Space::Shared   ? !sharedVariable(d.symbol)
-              : space == Space::Local  ? !localVariable(symbols_, d.symbol)
-                                       : !staticBytes(symbols_, d.symbol))
-            return false;
-          break;
-        }
-        case DefKind::Integer: return false;
-      }
-    }
-    return true;
+    return pa_.madeOnlyFromSymbols(reg, [&](const std::string& symbol) {
+      auto it = symbols_.find(symbol);
+      if (it == symbols_.end() || it->second.space != space) return false;
+      return space == Space::Shared  ? sharedVariable(symbol) != nullptr
+             : space == Space::Local ? localVariable(symbols_, symbol) != nullptr
+                                     : staticBytes(symbols_, symbol) != 0;
+    });
   }
 
   // Every value `reg` may hold is a generic pointer whose metadata is a variable's of `space`

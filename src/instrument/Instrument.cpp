@@ -3,6 +3,7 @@
 #include "instrument/DeviceHeap.h"
 #include "instrument/ExternalCalls.h"
 #include "instrument/FrameTable.h"
+#include "instrument/FrameTags.h"
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
 #include "instrument/LocalChecks.h"
@@ -50,20 +51,31 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   const std::set<std::string> barrierFunctions = blockBarrierFunctions(module);
   const FrameTable frameTable = frameTableOf(module, options.wholeProgram);
   checkOptions.frameTable = &frameTable;
+  std::vector<std::unique_ptr<FunctionChecks>> functions;
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
-    FunctionChecks checks(*f, symbols, unit, checkOptions);
-    checkGlobalAccesses(checks);
-    checkSharedAccesses(checks);
-    checkLocalAccesses(checks);
-    resyncWarpCollectives(checks);
-    resyncBeforeBarrierCalls(checks, barrierFunctions);
-    checks.finish();
+    auto checks = std::make_unique<FunctionChecks>(*f, symbols, unit, checkOptions);
+    checkGlobalAccesses(*checks);
+    checkSharedAccesses(*checks);
+    checkLocalAccesses(*checks);
+    resyncWarpCollectives(*checks);
+    resyncBeforeBarrierCalls(*checks, barrierFunctions);
+    functions.push_back(std::move(checks));
   }
+  // Which functions take the frame table follows from where every function's checks look
+  // pointers up in it; which tag their frames, from that: only then is it known whether a
+  // function must untag what a tag would reach.
+  const FrameTableUse tableUse = frameTableUse(module, frameTable, unit.frameLookups);
+  const FrameTags frameTags = frameTagsOf(functions, tableUse);
+  for (auto& checks : functions) {
+    addFrameTags(*checks, frameTags);
+    checks->finish();
+  }
+  functions.clear();
   addMetadataParams(module, metadataParams);
-  addFrameTable(module, frameTable, symbols, unit);
+  addFrameTable(module, frameTable, tableUse, frameTags.functions, symbols, unit);
   // After the checks, which refuse functions that already use cucatch's register names.
-  untagExternalCallArguments(module, unit, checkOptions.deviceHeapEntries);
+  untagExternalCallArguments(module, unit, checkOptions.deviceHeapEntries, frameTags.any());
   unit.kernels = kernelsOf(module);
   if (const auto& setup = options.registerLimit) {
     // The kernels as they will be compiled: with the unit's declarations (what the checks

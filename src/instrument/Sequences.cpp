@@ -174,21 +174,28 @@ std::string sharedWindowMetadata(const FunctionRegs& r, const std::string& dynam
 // bounded by the kernel's own frame, the only local memory live while the kernel itself runs;
 // where it has none, by an empty range at abi::kNoLiveLocal, above every address. No table
 // describes local memory, and the table walk gave it entry 0, which passes everything there.
-std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames, const std::string& skip) {
+std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames, const std::string& ptr,
+                               const std::string& skip) {
   if (!frames.table.empty()) {
     // A device function: the frames live on the thread's stack are in its frame table (where
-    // the function was given one). The lookup runs only for a pointer in the local window.
+    // the function was given one). The lookup runs only for a pointer in the local window, and
+    // is given its frame tag.
     return fmt::format(
         "isspacep.local {q2}, {t1};\n"
         "setp.ne.and.u64 {q2}, {table}, 0, {q2};\n"
         "@!{q2} bra {skip};\n"
+        "shr.u64 {t2}, {ptr}, {frameTagShift};\n"
+        "cvt.u32.u64 {u0}, {t2};\n"
+        "and.b32 {u0}, {u0}, 255;\n"
         "{{\n"
         ".param .b64 __cc_fl_table;\n"
         ".param .b64 __cc_fl_address;\n"
+        ".param .b32 __cc_fl_serial;\n"
         ".param .align 8 .b8 __cc_fl_bounds[24];\n"
         "st.param.b64 [__cc_fl_table], {table};\n"
         "st.param.b64 [__cc_fl_address], {t1};\n"
-        "call (__cc_fl_bounds), {lookup}, (__cc_fl_table, __cc_fl_address);\n"
+        "st.param.b32 [__cc_fl_serial], {u0};\n"
+        "call (__cc_fl_bounds), {lookup}, (__cc_fl_table, __cc_fl_address, __cc_fl_serial);\n"
         "ld.param.b64 {t6}, [__cc_fl_bounds];\n"
         "ld.param.b64 {t7}, [__cc_fl_bounds+8];\n"
         "ld.param.b32 {u5}, [__cc_fl_bounds+16];\n"
@@ -196,7 +203,8 @@ std::string liveFramesMetadata(const FunctionRegs& r, const LiveFrames& frames, 
         "{skip}:\n",
         fmt::arg("q2", r.q(2)), fmt::arg("t1", r.t(1)), fmt::arg("t6", r.t(6)), fmt::arg("t7", r.t(7)),
         fmt::arg("u5", r.u(5)), fmt::arg("table", frames.table), fmt::arg("lookup", frames.lookup),
-        fmt::arg("skip", skip));
+        fmt::arg("skip", skip), fmt::arg("ptr", ptr), fmt::arg("t2", r.t(2)), fmt::arg("u0", r.u(0)),
+        fmt::arg("frameTagShift", abi::kFrameTagShift));
   }
   std::string base = frames.frame.empty()
                          ? fmt::format("@{} mov.u64 {}, {};\n", r.q(2), r.t(6), abi::kNoLiveLocal)
@@ -312,7 +320,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("u1", r.u(1)), fmt::arg("u2", r.u(2)), fmt::arg("u3", r.u(3)), fmt::arg("u4", r.u(4)),
       fmt::arg("u5", r.u(5)), fmt::arg("q0", r.q(0)), fmt::arg("q1", r.q(1)), fmt::arg("q2", r.q(2)),
       fmt::arg("q3", r.q(3)), fmt::arg("on", r.enabled), fmt::arg("bst", r.bst), fmt::arg("root", r.shadowRoot),
-      fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kAddressMask)),
+      fmt::arg("tagShift", abi::kTagShift), fmt::arg("mask", fmt::format("0x{:016X}", abi::kGenericAddressMask)),
       fmt::arg("rootShift", abi::kShadowRootShift), fmt::arg("rootEntries", 1u << abi::kShadowRootBits),
       fmt::arg("pageShift", abi::kShadowPageShift), fmt::arg("dirMask", (1u << abi::kShadowDirBits) - 1),
       fmt::arg("entryShiftBit", abi::kShadowEntryShiftBit),
@@ -324,7 +332,7 @@ std::string readMetadata(const FunctionRegs& r, const MetadataRegs& to, const st
       fmt::arg("temporalTags", abi::kLastTemporalTag - abi::kFirstTemporalTag + 1),
       fmt::arg("bad", abi::kMetaVerdictBad), fmt::arg("b", to.base), fmt::arg("s", to.size), fmt::arg("m", to.meta),
       fmt::arg("window", (dynamicShared.empty() ? std::string() : sharedWindowMetadata(r, dynamicShared)) +
-                             (frames.on ? liveFramesMetadata(r, frames, directLabel + "_frames") : std::string())));
+                             (frames.on ? liveFramesMetadata(r, frames, ptr, directLabel + "_frames") : std::string())));
 }
 
 namespace {
@@ -381,7 +389,7 @@ CheckCode rangeCheckCode(const FunctionRegs& r, std::string test, const CheckCod
 }  // namespace
 
 std::string untagPointer(const std::string& untagged, const std::string& pointer) {
-  return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kAddressMask);
+  return fmt::format("and.b64 {}, {}, 0x{:016X};\n", untagged, pointer, abi::kGenericAddressMask);
 }
 
 namespace {
@@ -1114,12 +1122,14 @@ std::string moduleDeclarations() {
 }
 
 std::string frameTablePrologue(const FrameTableRegs& t, const std::string& variable, const std::string& parameter) {
-  std::string text = fmt::format(".reg .b64 {table}, %__cc_fte, %__cc_fta;\n.reg .b32 {depth}, %__cc_ftn, %__cc_ftw;\n"
+  std::string text = fmt::format(".reg .b64 {table}, {tag}, %__cc_fte, %__cc_fta;\n"
+                                 ".reg .b32 {depth}, {serial}, %__cc_ftn, %__cc_ftw;\n"
                                  ".reg .pred {has}, %__cc_ftq;\n",
-                                 fmt::arg("table", t.table), fmt::arg("depth", t.depthAtEntry), fmt::arg("has", t.has));
+                                 fmt::arg("table", t.table), fmt::arg("tag", t.tag), fmt::arg("depth", t.depthAtEntry),
+                                 fmt::arg("serial", t.serial), fmt::arg("has", t.has));
   if (!variable.empty())
     return text + fmt::format("mov.u64 {table}, {variable};\nsetp.ne.u64 {has}, {table}, 0;\n"
-                              "st.local.u64 [{table}], 0;\n",
+                              "st.local.u64 [{table}], 0;\nst.local.u64 [{table}+8], 0;\n",
                               fmt::arg("table", t.table), fmt::arg("variable", variable), fmt::arg("has", t.has));
   return text + fmt::format("ld.param.u64 {table}, [{parameter}];\nsetp.ne.u64 {has}, {table}, 0;\n",
                             fmt::arg("table", t.table), fmt::arg("parameter", parameter), fmt::arg("has", t.has));
@@ -1130,7 +1140,42 @@ std::string frameTableSaveDepth(const FrameTableRegs& t) {
                      fmt::arg("has", t.has), fmt::arg("table", t.table));
 }
 
+std::string frameTableNewSerial(const FrameTableRegs& t, bool tag) {
+  // 1..255, round: 0 would mean "no serial".
+  std::string text = fmt::format(
+      "mov.u32 {serial}, 0;\n"
+      "@{has} ld.local.u32 {serial}, [{table}+8];\n"
+      "add.u32 {serial}, {serial}, 1;\n"
+      "and.b32 {serial}, {serial}, 255;\n"
+      "max.u32 {serial}, {serial}, 1;\n"
+      "@{has} st.local.u32 [{table}+8], {serial};\n"
+      "@!{has} mov.u32 {serial}, 0;\n",
+      fmt::arg("serial", t.serial), fmt::arg("has", t.has), fmt::arg("table", t.table));
+  if (tag)
+    text += fmt::format("cvt.u64.u32 {tag}, {serial};\nshl.b64 {tag}, {tag}, {shift};\n", fmt::arg("tag", t.tag),
+                        fmt::arg("serial", t.serial), fmt::arg("shift", abi::kFrameTagShift));
+  return text;
+}
+
+std::string frameTagged(const FrameTableRegs& t, const std::string& reg, const std::string& g) {
+  return fmt::format("{}or.b64 {}, {}, {};\n", g, reg, reg, t.tag);
+}
+
+std::string stripFrameTag(const std::string& dst, const std::string& src, const std::string& scratch,
+                          const std::string& pred) {
+  return fmt::format(
+      "and.b64 {scratch}, {src}, 0x{mask:016X};\n"
+      "isspacep.local {pred}, {scratch};\n"
+      "setp.lt.and.u64 {pred}, {src}, {globalTagged}, {pred};\n"
+      "selp.b64 {dst}, {scratch}, {src}, {pred};\n",
+      fmt::arg("scratch", scratch), fmt::arg("src", src), fmt::arg("mask", abi::kGenericAddressMask),
+      fmt::arg("pred", pred), fmt::arg("globalTagged", uint64_t{1} << abi::kTagShift), fmt::arg("dst", dst));
+}
+
 namespace {
+
+constexpr uint64_t kEntryStartMask = (uint64_t{1} << 28) - 1;
+constexpr uint64_t kEntryMaxSize = (uint64_t{1} << 20) - 1;
 
 // Pushes the entry in %__cc_fte: written where the table has room, the depth and the count of
 // entries written raised either way (so that the returns past the capacity restore it).
@@ -1141,27 +1186,32 @@ std::string frameTablePush(const FrameTableRegs& t) {
       "and.pred %__cc_ftq, %__cc_ftq, {has};\n"
       "mul.wide.u32 %__cc_fta, %__cc_ftn, 8;\n"
       "add.s64 %__cc_fta, %__cc_fta, {table};\n"
-      "@%__cc_ftq st.local.u64 [%__cc_fta+8], %__cc_fte;\n"
+      "@%__cc_ftq st.local.u64 [%__cc_fta+{header}], %__cc_fte;\n"
       "add.u32 %__cc_ftn, %__cc_ftn, 1;\n"
       "max.u32 %__cc_ftw, %__cc_ftw, %__cc_ftn;\n"
       "@{has} st.local.v2.u32 [{table}], {{%__cc_ftn, %__cc_ftw}};\n",
-      fmt::arg("has", t.has), fmt::arg("table", t.table), fmt::arg("entries", kFrameTableEntries));
+      fmt::arg("has", t.has), fmt::arg("table", t.table), fmt::arg("entries", kFrameTableEntries),
+      fmt::arg("header", kFrameTableHeaderBytes));
 }
 
 }  // namespace
 
 std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId) {
-  const uint64_t high = std::min<uint64_t>(bytes, 0xFFFFFF) << 32 | static_cast<uint64_t>(objectId) << 56;
-  return fmt::format("mov.u64 %__cc_fte, {symbol};\nand.b64 %__cc_fte, %__cc_fte, 4294967295;\n"
-                     "or.b64 %__cc_fte, %__cc_fte, {high};\n",
-                     fmt::arg("symbol", symbol), fmt::arg("high", high)) +
+  const uint64_t high = std::min<uint64_t>(bytes, kEntryMaxSize) << 28 | static_cast<uint64_t>(objectId) << 48;
+  return fmt::format("mov.u64 %__cc_fte, {symbol};\nand.b64 %__cc_fte, %__cc_fte, {startMask};\n"
+                     "or.b64 %__cc_fte, %__cc_fte, {high};\n"
+                     "cvt.u64.u32 %__cc_fta, {serial};\nshl.b64 %__cc_fta, %__cc_fta, 56;\n"
+                     "or.b64 %__cc_fte, %__cc_fte, %__cc_fta;\n",
+                     fmt::arg("symbol", symbol), fmt::arg("startMask", kEntryStartMask), fmt::arg("high", high),
+                     fmt::arg("serial", t.serial)) +
          frameTablePush(t);
 }
 
 std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister) {
-  return fmt::format("min.u64 %__cc_fta, {size}, 16777215;\nshl.b64 %__cc_fta, %__cc_fta, 32;\n"
-                     "and.b64 %__cc_fte, {start}, 4294967295;\nor.b64 %__cc_fte, %__cc_fte, %__cc_fta;\n",
-                     fmt::arg("size", sizeRegister), fmt::arg("start", start)) +
+  return fmt::format("min.u64 %__cc_fta, {size}, {maxSize};\nshl.b64 %__cc_fta, %__cc_fta, 28;\n"
+                     "and.b64 %__cc_fte, {start}, {startMask};\nor.b64 %__cc_fte, %__cc_fte, %__cc_fta;\n",
+                     fmt::arg("size", sizeRegister), fmt::arg("maxSize", kEntryMaxSize), fmt::arg("start", start),
+                     fmt::arg("startMask", kEntryStartMask)) +
          frameTablePush(t);
 }
 
@@ -1183,48 +1233,67 @@ std::string frameTablePop(const FrameTableRegs& t, const std::string& guardPredi
 std::string frameLookupName(uint32_t unit) { return fmt::format("__cucatch_frame_lookup_{:08x}", unit); }
 
 std::string frameLookupFunction(uint32_t unit) {
-  // %t1 the address as a local one; %u0 the depth, %u1 the entries written, %u2 the live entries
-  // recorded, %u3 the index; an entry %t3: start %t4, size %t5, object %u4. The live frame the
-  // address is inside: %t6 start (-1: none), %t7 size, %u5 object; the live frame it is one
-  // past the end of (a pointer to the end of an array is a correct one): %t8, %t9, %u6.
+  // %t1 the address as a local one, %u8 the pointer's frame tag; %u0 the depth, %u1 the entries
+  // written, %u2 the live entries recorded, %u3 the index; an entry %t3: start %t4, size %t5,
+  // object %u4, serial %u7; %p2 whether its serial is the pointer's (or either is none). The
+  // live frame of the pointer's serial the address is inside: %t6 start (-1: none), %t7 size,
+  // %u5 object; the one it is one past the end of (a pointer to the end of an array is a correct
+  // one): %t8, %t9, %u6; a live frame of another serial it is inside: %t10, %t11, %u9.
   const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
-  const std::string entry =
+  const uint32_t reused = abi::kMetaStateFrameReused << abi::kMetaStateShift | abi::kMetaVerdictBad;
+  const std::string entry = fmt::format(
       "mul.wide.u32 %t2, %u3, 8;\n"
       "add.s64 %t2, %t2, %t0;\n"
-      "ld.local.u64 %t3, [%t2+8];\n"
+      "ld.local.u64 %t3, [%t2+{header}];\n"
       "add.u32 %u3, %u3, 1;\n"
-      "and.b64 %t4, %t3, 4294967295;\n"
-      "bfe.u64 %t5, %t3, 32, 24;\n"
-      "shr.u64 %t2, %t3, 56;\n"
+      "and.b64 %t4, %t3, {startMask};\n"
+      "bfe.u64 %t5, %t3, 28, 20;\n"
+      "bfe.u64 %t2, %t3, 48, 8;\n"
       "cvt.u32.u64 %u4, %t2;\n"
-      "sub.s64 %t2, %t1, %t4;\n";
+      "shr.u64 %t2, %t3, 56;\n"
+      "cvt.u32.u64 %u7, %t2;\n"
+      "setp.eq.u32 %p2, %u7, %u8;\n"
+      "setp.eq.or.u32 %p2, %u7, 0, %p2;\n"
+      "setp.eq.or.u32 %p2, %u8, 0, %p2;\n"
+      "sub.s64 %t2, %t1, %t4;\n",
+      fmt::arg("header", kFrameTableHeaderBytes), fmt::arg("startMask", kEntryStartMask));
   return fmt::format(
-      ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, .param .b64 __cc_address)\n"
+      ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, .param .b64 __cc_address, "
+      ".param .b32 __cc_serial)\n"
       "{{\n"
-      ".reg .b64 %t<10>;\n"
-      ".reg .b32 %u<7>;\n"
-      ".reg .pred %p<3>;\n"
+      ".reg .b64 %t<12>;\n"
+      ".reg .b32 %u<10>;\n"
+      ".reg .pred %p<4>;\n"
       "ld.param.u64 %t0, [__cc_table];\n"
       "ld.param.u64 %t1, [__cc_address];\n"
+      "ld.param.u32 %u8, [__cc_serial];\n"
       "cvta.to.local.u64 %t1, %t1;\n"
       "ld.local.v2.u32 {{%u0, %u1}}, [%t0];\n"
       "min.u32 %u2, %u0, {entries};\n"
       "min.u32 %u1, %u1, {entries};\n"
       "mov.u64 %t6, -1;\n"
       "mov.u64 %t8, -1;\n"
+      "mov.u64 %t10, -1;\n"
       "mov.u32 %u3, 0;\n"
       "$live:\n"
       "setp.ge.u32 %p0, %u3, %u2;\n"
       "@%p0 bra $live_done;\n"
       "{entry}"
       "setp.lt.u64 %p1, %t2, %t5;\n"
-      "@%p1 mov.u64 %t6, %t4;\n"
-      "@%p1 mov.u64 %t7, %t5;\n"
-      "@%p1 mov.u32 %u5, %u4;\n"
-      "setp.eq.u64 %p2, %t2, %t5;\n"
-      "@%p2 mov.u64 %t8, %t4;\n"
-      "@%p2 mov.u64 %t9, %t5;\n"
-      "@%p2 mov.u32 %u6, %u4;\n"
+      "and.pred %p3, %p1, %p2;\n"
+      "@%p3 mov.u64 %t6, %t4;\n"
+      "@%p3 mov.u64 %t7, %t5;\n"
+      "@%p3 mov.u32 %u5, %u4;\n"
+      "not.pred %p3, %p2;\n"
+      "and.pred %p3, %p1, %p3;\n"
+      "@%p3 mov.u64 %t10, %t4;\n"
+      "@%p3 mov.u64 %t11, %t5;\n"
+      "@%p3 mov.u32 %u9, %u4;\n"
+      "setp.eq.u64 %p1, %t2, %t5;\n"
+      "and.pred %p1, %p1, %p2;\n"
+      "@%p1 mov.u64 %t8, %t4;\n"
+      "@%p1 mov.u64 %t9, %t5;\n"
+      "@%p1 mov.u32 %u6, %u4;\n"
       "bra.uni $live;\n"
       "$live_done:\n"
       "setp.ne.u64 %p1, %t6, -1;\n"
@@ -1240,7 +1309,7 @@ std::string frameLookupFunction(uint32_t unit) {
       "mov.u32 %u4, %u5;\n"
       "bra.uni $live_found;\n"
       "$end_only:\n"
-      "@!%p2 bra $dead;\n"
+      "@!%p2 bra $other_serial;\n"
       "mov.u64 %t4, %t8;\n"
       "mov.u64 %t5, %t9;\n"
       "mov.u32 %u4, %u6;\n"
@@ -1248,18 +1317,28 @@ std::string frameLookupFunction(uint32_t unit) {
       "shl.b32 %u4, %u4, {tagShift};\n"
       "or.b32 %u4, %u4, {state};\n"
       "bra.uni $found;\n"
+      // Inside a live frame that a later call pushed: the pointer's frame has returned.
+      "$other_serial:\n"
+      "setp.eq.u64 %p1, %t10, -1;\n"
+      "@%p1 bra $dead;\n"
+      "mov.u64 %t4, %t10;\n"
+      "mov.u64 %t5, %t11;\n"
+      "shl.b32 %u4, %u9, {tagShift};\n"
+      "or.b32 %u4, %u4, {reused};\n"
+      "bra.uni $found;\n"
       // In no live frame recorded. Where frames past the capacity are live, it may be in one.
       "$dead:\n"
       "setp.gt.u32 %p0, %u0, {entries};\n"
       "@%p0 bra $unknown;\n"
-      // In a frame that has returned: the nearest the table still holds there, the most recent
-      // return from this depth first.
+      // In a frame that has returned: the nearest of the pointer's serial the table still holds
+      // there, the most recent return from this depth first.
       "mov.u32 %u3, %u0;\n"
       "$returned:\n"
       "setp.ge.u32 %p0, %u3, %u1;\n"
       "@%p0 bra $none;\n"
       "{entry}"
       "setp.le.u64 %p1, %t2, %t5;\n"
+      "and.pred %p1, %p1, %p2;\n"
       "@!%p1 bra $returned;\n"
       "shl.b32 %u4, %u4, {tagShift};\n"
       "or.b32 %u4, %u4, {dead};\n"
@@ -1282,7 +1361,8 @@ std::string frameLookupFunction(uint32_t unit) {
       "}}\n",
       fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries), fmt::arg("entry", entry),
       fmt::arg("tagShift", abi::kMetaTagShift), fmt::arg("state", state), fmt::arg("dead", state | abi::kMetaVerdictBad),
-      fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize), fmt::arg("live", kLiveMeta));
+      fmt::arg("reused", reused), fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize),
+      fmt::arg("live", kLiveMeta));
 }
 
 }  // namespace cucatch::instrument

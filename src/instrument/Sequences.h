@@ -276,16 +276,23 @@ struct HeapWrappers {
 HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t unit);
 
 // The frame table (FrameTable.h): a thread's record of the frames and alloca'd blocks live on
-// its stack, in its kernel's local memory. Entries are 64-bit: local start (bits 0..31), size
-// (32..55), the frame's object in the unit (56..63, UnitResult::objectId; 0 for a block);
-// after a header of depth (frames pushed, also past the capacity) and how many entries were
-// ever written (those at and past the depth are frames that have returned).
+// its stack, in its kernel's local memory. Entries are 64-bit: local start (bits 0..27), size
+// (28..47), the frame's object in the unit (48..55, UnitResult::objectId; 0 for a block), the
+// serial of the call that pushed it (56..63: 1..255; 0 for a block); after a header of depth
+// (frames pushed, also past the capacity), how many entries were ever written (those at and past
+// the depth are frames that have returned), and the last serial handed out. A function that
+// tags its frame's generic pointers (abi::kFrameTagShift) tags them with its call's serial.
+// (Local addresses were below 2^24 on the H100: each thread's window is 16 MiB; 28 bits leave
+// room. A frame's size is at most the 512 KiB a thread may have.)
 inline constexpr unsigned kFrameTableEntries = 8;
-inline constexpr unsigned kFrameTableBytes = 8 + 8 * kFrameTableEntries;
+inline constexpr unsigned kFrameTableHeaderBytes = 16;
+inline constexpr unsigned kFrameTableBytes = kFrameTableHeaderBytes + 8 * kFrameTableEntries;
 // The registers a function with a table uses: the table's local address, whether it has one
-// (a caller without one passes 0), the depth at entry, and scratch.
+// (a caller without one passes 0), the depth at entry, its call's serial and frame tag (the
+// serial at bits 48..55; 0 where the function was given no table), and scratch.
 struct FrameTableRegs {
-  std::string table = "%__cc_ft", has = "%__cc_ftp", depthAtEntry = "%__cc_ftd";
+  std::string table = "%__cc_ft", has = "%__cc_ftp", depthAtEntry = "%__cc_ftd", serial = "%__cc_ftk",
+              tag = "%__cc_ftt";
 };
 // Declarations of those registers, and the table at function entry: a kernel's own (`variable`,
 // the .local array it declares for it; emptied), or a device function's from its parameter.
@@ -293,8 +300,15 @@ std::string frameTablePrologue(const FrameTableRegs& t, const std::string& varia
 // At entry, after the prologue, in a function that pushes a number of entries known only at run
 // time (it makes an alloca): the depth its returns restore.
 std::string frameTableSaveDepth(const FrameTableRegs& t);
-// Pushes an entry: a local variable's bounds (`symbol`, `bytes`, `objectId`), or an alloca's
-// block (its local address `start` and size `sizeRegister`, a .u64 register).
+// At entry, after the prologue, in a function that pushes a local variable: its call's serial,
+// the next one the table hands out (0 without a table); with `tag`, also its frame tag.
+std::string frameTableNewSerial(const FrameTableRegs& t, bool tag);
+// After a `cvta.local` that makes `reg` a generic pointer into the function's own frame (under
+// the statement's guard prefix `g`): the frame tag.
+std::string frameTagged(const FrameTableRegs& t, const std::string& reg, const std::string& g);
+// Pushes an entry: a local variable's bounds (`symbol`, `bytes`, `objectId`) with the call's
+// serial (frameTableNewSerial), or an alloca's block (its local address `start` and size
+// `sizeRegister`, a .u64 register).
 std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId);
 std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister);
 // Before a return (under its guard: `guardPredicate`, "" for none, and whether negated): the
@@ -303,10 +317,19 @@ std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& star
 // recursive function is stack).
 std::string frameTablePop(const FrameTableRegs& t, const std::string& guardPredicate, bool guardNegated,
                           std::optional<size_t> pushed);
-// The unit's lookup function (its name, and its definition): given the table and a generic
-// address in the local window, the bounds and metadata word (abi::kMetaStateFrameTable) of the
-// live frame the address is in, or one past the end of (both, where it is at the boundary of
-// two); else of the returned frame the table still holds there, or an empty range at
+// `dst` = `src` without a frame tag where it is a frame-tagged pointer (global tag byte 0, and
+// the address without bits 48..63 in the thread's local window); else `src` unchanged, so that
+// a 64-bit integer passes as it is. For code that must see plain addresses: a function outside
+// the module, the pointers in a printf's argument buffer. `scratch` (.b64) and `pred` are free.
+std::string stripFrameTag(const std::string& dst, const std::string& src, const std::string& scratch,
+                          const std::string& pred);
+// The unit's lookup function (its name, and its definition): given the table, a generic
+// address in the local window and the pointer's frame tag (0: none), the bounds and metadata word
+// (abi::kMetaStateFrameTable) of the live frame the address is in, or one past the end of (both,
+// where it is at the boundary of two), whose serial is the pointer's frame tag (or either is 0);
+// else, where it is in a live frame of another serial, that frame's with a bad verdict
+// (abi::kMetaStateFrameReused: the pointer's frame returned, and a later call's lies there); else
+// of the returned frame of the pointer's serial the table still holds there, or an empty range at
 // kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the table's capacity
 // are live.
 std::string frameLookupName(uint32_t unit);

@@ -102,7 +102,7 @@ bool checkedAgainstLiveFrames(const abi::ErrorRecord& r) {
 }
 
 bool checkedAgainstFrameTable(const abi::ErrorRecord& r) {
-  return metaState(r) == abi::kMetaStateFrameTable;
+  return metaState(r) == abi::kMetaStateFrameTable || metaState(r) == abi::kMetaStateFrameReused;
 }
 
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
@@ -115,6 +115,7 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   if (v.liveFrames) v.kind = ViolationKind::UseAfterScope;
   // In no frame live on the thread's stack (the frame table's bad verdict).
   v.frameTable = checkedAgainstFrameTable(r);
+  v.frameReused = metaState(r) == abi::kMetaStateFrameReused;
   if (v.frameTable && verdict != 0) v.kind = ViolationKind::UseAfterScope;
   // Checked against entry 0 (no allocation there) and inside the null page.
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
@@ -415,7 +416,12 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                                           : fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two "
                                                         "frames whose boundary the pointer was at)",
                                                         v.checkedSize, hex(v.checkedBase));
-        if (v.kind == ViolationKind::UseAfterScope && v.checkedBase == abi::kNoLiveLocal)
+        if (v.frameReused)
+          out += fmt::format("cucatch:   address is {} {}, live on this thread's stack, but the pointer was not made in "
+                             "it: the frame the pointer was made in has returned, and a later call's frame lies "
+                             "where it was (a pointer to its local memory used after it returned)\n",
+                             relation(v, v.checkedBase, v.checkedSize), frame);
+        else if (v.kind == ViolationKind::UseAfterScope && v.checkedBase == abi::kNoLiveLocal)
           out += "cucatch:   the address is in local memory, in no frame live on this thread's stack: it is in the "
                  "frame of a function that has returned (a pointer to its local memory used after it returned)\n";
         else if (v.kind == ViolationKind::UseAfterScope)
@@ -562,6 +568,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     // The frame the table placed the address in, live or returned; or none that it holds.
     nlohmann::json f;
     f["returned"] = v.kind == ViolationKind::UseAfterScope;
+    if (v.frameReused) f["reused"] = true;  // the frame named is live: a later call's, where the pointer's was
     if (v.checkedBase != abi::kNoLiveLocal) {
       f["base"] = hex(v.checkedBase);
       f["size"] = v.checkedSize;

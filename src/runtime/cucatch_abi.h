@@ -21,11 +21,20 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 11;
+CUCATCH_CONST uint32_t kAbiVersion = 12;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
 CUCATCH_CONST uint64_t kAddressMask = 0x00FFFFFFFFFFFFFFull;     /* untagged = ptr & mask */
+/* Frame tags: a generic pointer into the frame of a device function that keeps its thread's
+ * frame table (instrument/FrameTable.h) carries, in bits 48..55, the serial (1..255) the
+ * function's call took when it pushed its frame; the table's entry keeps the same serial, so
+ * that a pointer into a frame that returned, at a place a later call's frame now covers, is told
+ * from a pointer into that later frame. Such a pointer's global tag byte is 0. Instrumented code
+ * strips both with kGenericAddressMask before any access; the runtime never sees a frame tag
+ * (local memory is not the host's), and its own untag keeps bits 48..55. */
+CUCATCH_CONST unsigned kFrameTagShift = 48;
+CUCATCH_CONST uint64_t kGenericAddressMask = 0x0000FFFFFFFFFFFFull; /* the address instrumented code accesses */
 CUCATCH_CONST unsigned kFirstTemporalTag = 1;  /* 1..15: random temporal tag, metadata via the shadow map */
 CUCATCH_CONST unsigned kLastTemporalTag = 15;
 CUCATCH_CONST unsigned kFirstDirectTag = 16;   /* 16..255: the BST index itself */
@@ -159,6 +168,11 @@ CUCATCH_CONST uint64_t kNoLiveLocal = 1ull << 56; /* above every untagged addres
  * kNoLiveLocal. The tag byte names the frame as kMetaStateVariable's does (0 for none, and for
  * an alloca'd block). */
 CUCATCH_CONST unsigned kMetaStateFrameTable = 0x10;
+/* The state byte of a frame-table metadata word with verdict kMetaVerdictBad where the address is
+ * inside a live frame whose serial is not the pointer's frame tag: the pointer was made for a
+ * frame that has returned, and a later call's frame (the bounds; the tag byte names it) now lies
+ * where it was. */
+CUCATCH_CONST unsigned kMetaStateFrameReused = 0x18;
 /* kAccessFree: a device free refused (double or invalid); the record's base and size are the
  * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */
 enum AccessFlags { kAccessRead = 0, kAccessWrite = 1, kAccessAtomic = 2, kAccessFree = 3 };

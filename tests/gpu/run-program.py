@@ -4,7 +4,7 @@
   // cucatch-expect: clean
       NAME.plain (nvcc) and NAME.cucatch (cucatch-nvcc) both exit 0 with identical stdout,
       and the cucatch build prints no line starting with "cucatch:".
-  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET [neighbour=OFFSET]]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION]
+  // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET [neighbour=OFFSET]]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION | table-frame-reused=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
       kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
@@ -22,6 +22,8 @@
       with FUNCTION): its own frame, or none (a use after scope).
       table-frame=: checked against the frame of FUNCTION that a device function's frame table
       placed the address in: live (out-of-bounds), or returned (use-after-scope).
+      table-frame-reused=: use-after-scope through a pointer whose frame returned, the address
+      inside the live frame of FUNCTION that a later call put where it was (frame tags).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -203,6 +205,7 @@ def main():
 
     kind = words[0]
     access = size = kernel = memory = obj = space = window = part = frame_offset = neighbour = frame = heap_log = table_frame = None
+    reused = False
     rest = [w for w in words[1:] if "=" not in w]
     for w in words[1:]:
         if w.startswith("kernel="):
@@ -225,6 +228,8 @@ def main():
             frame = w[len("frame="):]
         if w.startswith("table-frame="):
             table_frame = w[len("table-frame="):]
+        if w.startswith("table-frame-reused="):
+            table_frame, reused = w[len("table-frame-reused="):], True
         if w.startswith("heap-log="):
             heap_log = w[len("heap-log="):]
     if rest:
@@ -275,6 +280,8 @@ def main():
                 return f"table frame {f}, expected a frame of {table_frame}"
             if f.get("returned") != (kind == "use-after-scope"):
                 return f"table frame {f}: returned should be {kind == 'use-after-scope'}"
+            if bool(f.get("reused")) != reused:
+                return f"table frame {f}: reused should be {reused}"
             return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected a frame"
         if window:
             w = e.get("window", {})

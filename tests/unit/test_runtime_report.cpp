@@ -862,6 +862,29 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
     auto j = toJson(v, fakeSymbol);
     CHECK(j["table_frame"]["returned"] == false);
     CHECK(j["table_frame"]["name"] == "__local_depot0");
+    CHECK_FALSE(j["table_frame"].contains("reused"));
+  }
+  {
+    // Inside a live frame whose serial is not the pointer's frame tag: a later call's frame,
+    // where the pointer's (returned) was.
+    const uint32_t reused = abi::kMetaStateFrameReused << abi::kMetaStateShift;
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, 0x7f5839fffc20, 128, reused | 1u << abi::kMetaTagShift | 1);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    CHECK(v.frameTable);
+    CHECK(v.frameReused);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("use-after-scope read of 4 bytes in local memory") != std::string::npos);
+    CHECK(text.find("address is at offset 12 of the 128-byte local frame of fill_and_keep(int) ('__local_depot0': its "
+                    "local arrays, which cucatch does not tell apart), live on this thread's stack, but the pointer "
+                    "was not made in it: the frame the pointer was made in has returned, and a later call's frame "
+                    "lies where it was") != std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["returned"] == true);
+    CHECK(j["table_frame"]["reused"] == true);
+    CHECK(j["table_frame"]["function"] == "fill_and_keep(int)");
   }
 }
 
