@@ -152,7 +152,8 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "keeps too (a stale pointer into a frame a later call reused: use after scope)"},
       {"tag untags", s.frameTagUntags,
        "generic addresses and cvta.to.local operands not otherwise untagged, in a module with frame tags"},
-      {"printf args", s.printfArgumentsStripped, "values stored into a printf's argument buffer, frame tags stripped"},
+      {"printf args", s.printfArgumentsStripped,
+       "printf arguments that may be pointers, frame tags stripped in the argument buffer before the call"},
       {"printf ?", s.printfBuffersUnknown,
        "printf calls whose argument buffer is not a known array of the frame: frame tags not stripped from it"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
@@ -161,6 +162,7 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
   for (const auto& [label, n, what] : counts)
     if (n) fmt::print(stderr, "  {:<13}{:>6}  {}\n", label, n, what);
   if (!s.frameTableOff.empty()) fmt::print(stderr, "  no frame table: {}\n", s.frameTableOff);
+  if (!s.frameTagsOff.empty()) fmt::print(stderr, "  no frame tags: {}\n", s.frameTagsOff);
   for (const auto& k : r.kernels) {
     if (!k.boundedBy.empty())
       fmt::print(stderr, "  kernel {}: bounded by its own {}\n", k.name, k.boundedBy);

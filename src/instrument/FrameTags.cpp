@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "instrument/DeviceHeap.h"
 #include "instrument/Sequences.h"
 #include "ptx/InstrInfo.h"
 
@@ -16,6 +19,7 @@ namespace {
 
 constexpr const char* kUntagged = "%__cc_lt";  // the untagged copies (%__cc_lt<i>)
 constexpr const char* kScratch = "%__cc_lts";
+constexpr const char* kFrame = "%__cc_ltf";  // a printf buffer's frame, as a local address
 constexpr const char* kPredicate = "%__cc_ltp";
 
 // The statements of `f` that make a generic pointer into its own frame: `cvta.local` (to
@@ -50,7 +54,8 @@ class FrameTagEdits {
     }
     if (count_ == 0 && !tagged_) return;
     if (count_)
-      f_.declarations += fmt::format(".reg .b64 {}<{}>, {};\n.reg .pred {};\n", kUntagged, count_, kScratch, kPredicate);
+      f_.declarations +=
+          fmt::format(".reg .b64 {}<{}>, {}, {};\n.reg .pred {};\n", kUntagged, count_, kScratch, kFrame, kPredicate);
     f_.markRewritten();
   }
 
@@ -108,9 +113,10 @@ class FrameTagEdits {
     }
   }
 
-  // The 64-bit values that may be pointers stored into a printf's argument buffer, before the
-  // call in its block: a local array of this frame, whose generic address is vprintf's second
-  // argument.
+  // The arguments of a printf that may be pointers, frame tags stripped in its argument buffer
+  // (an array of this frame, whose generic address is vprintf's second argument) right before
+  // the call: the 8-byte slots of the buffer that the function stores such values into, wherever
+  // it does (nvcc may store one printf's arguments in a block before a branch to two calls).
   void stripPrintfArguments() {
     Function& fn = f_.function;
     std::vector<size_t> scopeStart{0};
@@ -138,44 +144,58 @@ class FrameTagEdits {
         ++f_.unit.stats.printfBuffersUnknown;
         continue;
       }
-      stripStoresInto(i, start->first, start->second.lo);
+      std::string g = in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : "";
+      for (int64_t offset : pointerSlots(start->first, start->second.lo)) {
+        std::string value = fresh();
+        f_.edits.before[i] += fmt::format("{g}mov.u64 {frame}, {symbol};\n{g}ld.local.u64 {value}, [{frame}+{offset}];\n",
+                                          fmt::arg("g", g), fmt::arg("frame", kFrame), fmt::arg("symbol", start->first),
+                                          fmt::arg("value", value), fmt::arg("offset", offset)) +
+                              stripFrameTag(value, value, kScratch, kPredicate) +
+                              fmt::format("{}st.local.u64 [{}+{}], {};\n", g, kFrame, offset, value);
+        ++f_.unit.stats.printfArgumentsStripped;
+      }
     }
   }
 
-  // Stores before `call` in its block whose first byte lies in the object of `frame` that starts
-  // at `begin` (to the next start the frame's layout knows, or the frame's end).
-  void stripStoresInto(size_t call, const std::string& frame, int64_t begin) {
+  // The offsets in `frame` of the 8-byte slots of the array starting at `begin` (to the next
+  // start the frame's layout knows, or the frame's end) that the function stores a 64-bit value
+  // that may be a pointer into.
+  std::set<int64_t> pointerSlots(const std::string& frame, int64_t begin) const {
     int64_t end = static_cast<int64_t>(f_.symbols.at(frame).size);
     if (f_.frames)
       if (auto it = f_.frames->starts().find(frame); it != f_.frames->starts().end())
         if (auto next = it->second.upper_bound(static_cast<uint64_t>(begin)); next != it->second.end())
           end = static_cast<int64_t>(*next);
-    const size_t block = f_.cfg.blockOf(call);
+    std::set<int64_t> slots;
     for (const AccessSite& a : f_.analysis.accesses()) {
-      if (a.statement >= call || f_.cfg.blockOf(a.statement) != block || a.access.kind != AccessKind::Write) continue;
-      if (a.access.space != Space::Local && a.access.space != Space::Generic) continue;
+      if (a.access.kind != AccessKind::Write || (a.access.space != Space::Local && a.access.space != Space::Generic))
+        continue;
+      const auto& in = std::get<Instruction>(f_.function.body[a.statement]);
+      if (in.loc.line == 0 || in.opcode != "st") continue;
       auto at = f_.ranges.firstByteOffsets(a);
-      if (!at || at->first != frame || at->second.lo < begin || at->second.hi >= end) continue;
-      auto& in = std::get<Instruction>(f_.function.body[a.statement]);
-      if (!isOwn(f_.function.body[a.statement]) || in.opcode != "st") continue;
-      Operand& value = in.operands.back();
+      if (!at || at->first != frame || at->second.lo != at->second.hi || at->second.lo < begin || at->second.lo >= end)
+        continue;
+      // Only 8-byte stores (of each element): the program's own store of 8 bytes there also says
+      // that the slot is aligned for the reload.
+      const Operand& value = in.operands.back();
+      const size_t elements = value.kind == OperandKind::Vector ? value.elements.size() : 1;
+      if (a.access.size != 8 * elements) continue;
+      auto slot = [&](const Operand& v, int64_t offset) {
+        if (offset + 8 <= end && mayBePointer(v)) slots.insert(offset);
+      };
       if (value.kind == OperandKind::Vector)
-        for (Operand& e : value.elements) strip(a.statement, e);
+        for (size_t k = 0; k < value.elements.size(); ++k) slot(value.elements[k], at->second.lo + 8 * int64_t(k));
       else
-        strip(a.statement, value);
+        slot(value, at->second.lo);
     }
+    return slots;
   }
 
-  void strip(size_t statement, Operand& value) {
-    if (value.kind != OperandKind::Name || !f_.analysis.registers().is64Bit(value.text)) return;
-    bool mayBePointer = false;
+  bool mayBePointer(const Operand& v) const {
+    if (v.kind != OperandKind::Name || !f_.analysis.registers().is64Bit(v.text)) return false;
     for (const PointerDef& d : f_.analysis.defs())
-      if (d.reg == value.text && d.kind != DefKind::Integer) mayBePointer = true;
-    if (!mayBePointer) return;
-    std::string copy = fresh();
-    f_.edits.before[statement] += stripFrameTag(copy, value.text, kScratch, kPredicate);
-    value.text = copy;
-    ++f_.unit.stats.printfArgumentsStripped;
+      if (d.reg == v.text && d.kind != DefKind::Integer) return true;
+    return false;
   }
 
   FunctionChecks& f_;
@@ -185,11 +205,76 @@ class FrameTagEdits {
 
 }  // namespace
 
-FrameTags frameTagsOf(const std::vector<std::unique_ptr<FunctionChecks>>& functions, const FrameTableUse& use) {
+namespace {
+
+// A call in `f` that hands a value that may be a pointer to code `module` may not hold the body
+// of: its callee's name, or "" for none.
+std::string callOutsideWithPointer(const FunctionChecks& f, const Module& module, bool wholeProgram) {
+  std::unordered_map<std::string, const Function*> functions;
+  for (const Function* g : module.functions())
+    if (auto [it, inserted] = functions.try_emplace(g->name, g); !inserted && g->hasBody) it->second = g;
+  auto outside = [&](const CallShape& c) -> std::string {
+    if (c.prototype || !c.callee) return wholeProgram ? "" : "a function through a pointer";
+    const std::string& name = c.callee->text;
+    if (name.starts_with("__cucatch") || isCudaSystemFunction(name)) return "";
+    auto it = functions.find(name);
+    if (it == functions.end() || !it->second->hasBody) return name;
+    const auto& linkage = it->second->linkage;
+    bool weak = std::find(linkage.begin(), linkage.end(), ".weak") != linkage.end();
+    return weak && !wholeProgram ? name : "";
+  };
+  const PointerAnalysis& pa = f.analysis;
+  std::vector<size_t> scopeStart{0};
+  for (size_t i = 0; i < f.function.body.size(); ++i) {
+    if (auto* b = std::get_if<ScopeBrace>(&f.function.body[i])) {
+      if (b->open) scopeStart.push_back(i);
+      else if (scopeStart.size() > 1) scopeStart.pop_back();
+      continue;
+    }
+    const auto* in = std::get_if<Instruction>(&f.function.body[i]);
+    if (!in || in->opcode != "call" || in->loc.line == 0) continue;
+    CallShape c = callShape(*in);
+    std::string callee = outside(c);
+    if (callee.empty() || !c.arguments) continue;
+    std::unordered_set<std::string> params;
+    for (const auto& a : c.arguments->elements) params.insert(a.text);
+    for (size_t j = scopeStart.back(); j < i; ++j) {
+      const auto* st = std::get_if<Instruction>(&f.function.body[j]);
+      if (!st || st->opcode != "st" || !st->hasModifier(".param") || st->operands.size() < 2 ||
+          !params.count(st->operands[0].text))
+        continue;
+      const Operand& v = st->operands[1];
+      auto mayBePointer = [&](const Operand& e) {
+        if (e.kind != OperandKind::Name || !pa.registers().is64Bit(e.text)) return false;
+        for (const PointerDef& d : pa.defs())
+          if (d.reg == e.text && d.kind != DefKind::Integer) return true;
+        return false;
+      };
+      if (v.kind == OperandKind::Vector ? std::any_of(v.elements.begin(), v.elements.end(), mayBePointer)
+                                        : mayBePointer(v))
+        return callee;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+FrameTags frameTagsOf(const std::vector<std::unique_ptr<FunctionChecks>>& functions, const FrameTableUse& use,
+                      const Module& module, bool wholeProgram) {
   FrameTags tags;
   for (const auto& f : functions)
     if (!f->function.isEntry && use.takers.count(f->function.name) && !ownFrameCvtas(*f).empty())
       tags.functions.insert(f->function.name);
+  if (tags.functions.empty()) return tags;
+  for (const auto& f : functions)
+    if (std::string callee = callOutsideWithPointer(*f, module, wholeProgram); !callee.empty()) {
+      // (A call of another unit's function goes to its entry point with bounds: named as written.)
+      if (callee.ends_with(kMetadataEntrySuffix)) callee.resize(callee.size() - kMetadataEntrySuffix.size());
+      tags.off = fmt::format("{} hands a pointer to {}, outside the module", f->function.name, callee);
+      tags.functions.clear();
+      break;
+    }
   return tags;
 }
 

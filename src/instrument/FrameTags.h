@@ -22,6 +22,12 @@
 // carry the same tag, so comparing and subtracting them works as before; what changes is the
 // value of a pointer into a tagging frame turned into an integer (as a global pointer's tag
 // already does).
+//
+// A module whose code hands a pointer to code it may not hold the body of (a function declared
+// only, other than the CUDA system's; in relocatable code, a .weak function or a call through a
+// pointer, which the device linker may resolve to another unit's) tags nothing: that code gets
+// the pointer stripped, and could hand back a pointer into the frame without the tag, which would
+// then compare unequal to the tagged ones (a review's find).
 #pragma once
 
 #include <memory>
@@ -36,12 +42,15 @@ namespace cucatch::instrument {
 
 struct FrameTags {
   std::set<std::string> functions;  // the device functions that tag their frame's pointers
+  std::string off;                  // why none does, where one would
   bool any() const { return !functions.empty(); }
 };
 
-// Which of the checked functions tag: device functions that take the table (`use.takers`) and
-// make a generic pointer into their own frame.
-FrameTags frameTagsOf(const std::vector<std::unique_ptr<FunctionChecks>>& functions, const FrameTableUse& use);
+// Which of the checked functions of `module` tag: device functions that take the table
+// (`use.takers`) and make a generic pointer into their own frame; none where the module hands
+// pointers to code outside it (above; `wholeProgram` as for metadataParamsOf).
+FrameTags frameTagsOf(const std::vector<std::unique_ptr<FunctionChecks>>& functions, const FrameTableUse& use,
+                      const ptx::Module& module, bool wholeProgram);
 
 // Adds to `f`'s edits (before `finish`) the tags where it tags, and, where the module has tags,
 // the untagged copies above.

@@ -66,7 +66,8 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // pointers up in it; which tag their frames, from that: only then is it known whether a
   // function must untag what a tag would reach.
   const FrameTableUse tableUse = frameTableUse(module, frameTable, unit.frameLookups);
-  const FrameTags frameTags = frameTagsOf(functions, tableUse);
+  const FrameTags frameTags = frameTagsOf(functions, tableUse, module, options.wholeProgram);
+  unit.stats.frameTagsOff = frameTags.off;
   for (auto& checks : functions) {
     addFrameTags(*checks, frameTags);
     checks->finish();

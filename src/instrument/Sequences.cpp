@@ -1122,9 +1122,9 @@ std::string moduleDeclarations() {
 }
 
 std::string frameTablePrologue(const FrameTableRegs& t, const std::string& variable, const std::string& parameter) {
-  std::string text = fmt::format(".reg .b64 {table}, {tag}, %__cc_fte, %__cc_fta;\n"
-                                 ".reg .b32 {depth}, {serial}, %__cc_ftn, %__cc_ftw;\n"
-                                 ".reg .pred {has}, %__cc_ftq;\n",
+  std::string text = fmt::format(".reg .b64 {table}, {tag}, %__cc_fte, %__cc_fta, %__cc_fto;\n"
+                                 ".reg .b32 {depth}, {serial}, %__cc_ftn, %__cc_ftw, %__cc_ftc;\n"
+                                 ".reg .pred {has}, %__cc_ftq, %__cc_ftr;\n",
                                  fmt::arg("table", t.table), fmt::arg("tag", t.tag), fmt::arg("depth", t.depthAtEntry),
                                  fmt::arg("serial", t.serial), fmt::arg("has", t.has));
   if (!variable.empty())
@@ -1178,7 +1178,9 @@ constexpr uint64_t kEntryStartMask = (uint64_t{1} << 28) - 1;
 constexpr uint64_t kEntryMaxSize = (uint64_t{1} << 20) - 1;
 
 // Pushes the entry in %__cc_fte: written where the table has room, the depth and the count of
-// entries written raised either way (so that the returns past the capacity restore it).
+// entries written raised either way (so that the returns past the capacity restore it). An
+// entry it writes over (a frame that returned: below the count written) goes to the ring of
+// those overwritten first.
 std::string frameTablePush(const FrameTableRegs& t) {
   return fmt::format(
       "@{has} ld.local.v2.u32 {{%__cc_ftn, %__cc_ftw}}, [{table}];\n"
@@ -1186,12 +1188,25 @@ std::string frameTablePush(const FrameTableRegs& t) {
       "and.pred %__cc_ftq, %__cc_ftq, {has};\n"
       "mul.wide.u32 %__cc_fta, %__cc_ftn, 8;\n"
       "add.s64 %__cc_fta, %__cc_fta, {table};\n"
+      "setp.lt.and.u32 %__cc_ftr, %__cc_ftn, %__cc_ftw, %__cc_ftq;\n"
+      "@%__cc_ftr ld.local.u64 %__cc_fto, [%__cc_fta+{header}];\n"
+      "@%__cc_ftr ld.local.u32 %__cc_ftc, [{table}+12];\n"
+      "@%__cc_ftr cvt.u64.u32 %__cc_fta, %__cc_ftc;\n"
+      "@%__cc_ftr and.b64 %__cc_fta, %__cc_fta, {ringMask};\n"
+      "@%__cc_ftr shl.b64 %__cc_fta, %__cc_fta, 3;\n"
+      "@%__cc_ftr add.s64 %__cc_fta, %__cc_fta, {table};\n"
+      "@%__cc_ftr st.local.u64 [%__cc_fta+{ring}], %__cc_fto;\n"
+      "@%__cc_ftr add.u32 %__cc_ftc, %__cc_ftc, 1;\n"
+      "@%__cc_ftr st.local.u32 [{table}+12], %__cc_ftc;\n"
+      "@%__cc_ftr mul.wide.u32 %__cc_fta, %__cc_ftn, 8;\n"
+      "@%__cc_ftr add.s64 %__cc_fta, %__cc_fta, {table};\n"
       "@%__cc_ftq st.local.u64 [%__cc_fta+{header}], %__cc_fte;\n"
       "add.u32 %__cc_ftn, %__cc_ftn, 1;\n"
       "max.u32 %__cc_ftw, %__cc_ftw, %__cc_ftn;\n"
       "@{has} st.local.v2.u32 [{table}], {{%__cc_ftn, %__cc_ftw}};\n",
       fmt::arg("has", t.has), fmt::arg("table", t.table), fmt::arg("entries", kFrameTableEntries),
-      fmt::arg("header", kFrameTableHeaderBytes));
+      fmt::arg("header", kFrameTableHeaderBytes), fmt::arg("ringMask", kFrameTableOverwritten - 1),
+      fmt::arg("ring", kFrameTableOverwrittenOffset));
 }
 
 }  // namespace
@@ -1241,7 +1256,10 @@ std::string frameLookupFunction(uint32_t unit) {
   // one): %t8, %t9, %u6; a live frame of another serial it is inside: %t10, %t11, %u9.
   const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
   const uint32_t reused = abi::kMetaStateFrameReused << abi::kMetaStateShift | abi::kMetaVerdictBad;
-  const std::string entry = fmt::format(
+  const uint32_t overwritten = abi::kMetaStateFrameOverwritten << abi::kMetaStateShift | abi::kMetaVerdictBad;
+  // Entry %u3 of the array at byte `at` of the table, decoded.
+  auto entryAt = [](unsigned at) {
+    return fmt::format(
       "mul.wide.u32 %t2, %u3, 8;\n"
       "add.s64 %t2, %t2, %t0;\n"
       "ld.local.u64 %t3, [%t2+{header}];\n"
@@ -1256,7 +1274,9 @@ std::string frameLookupFunction(uint32_t unit) {
       "setp.eq.or.u32 %p2, %u7, 0, %p2;\n"
       "setp.eq.or.u32 %p2, %u8, 0, %p2;\n"
       "sub.s64 %t2, %t1, %t4;\n",
-      fmt::arg("header", kFrameTableHeaderBytes), fmt::arg("startMask", kEntryStartMask));
+      fmt::arg("header", at), fmt::arg("startMask", kEntryStartMask));
+  };
+  const std::string entry = entryAt(kFrameTableHeaderBytes);
   return fmt::format(
       ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, .param .b64 __cc_address, "
       ".param .b32 __cc_serial)\n"
@@ -1317,10 +1337,26 @@ std::string frameLookupFunction(uint32_t unit) {
       "shl.b32 %u4, %u4, {tagShift};\n"
       "or.b32 %u4, %u4, {state};\n"
       "bra.uni $found;\n"
-      // Inside a live frame that a later call pushed: the pointer's frame has returned.
+      // Inside a live frame that a later call pushed: the pointer's frame has returned. It is
+      // named where the push that wrote over its entry kept it (of the pointer's serial, the
+      // address inside or one past its end); else the live frame is.
       "$other_serial:\n"
       "setp.eq.u64 %p1, %t10, -1;\n"
       "@%p1 bra $dead;\n"
+      "ld.local.u32 %u2, [%t0+12];\n"
+      "min.u32 %u2, %u2, {ringEntries};\n"
+      "mov.u32 %u3, 0;\n"
+      "$overwritten:\n"
+      "setp.ge.u32 %p0, %u3, %u2;\n"
+      "@%p0 bra $reused_live;\n"
+      "{ringEntry}"
+      "setp.le.u64 %p1, %t2, %t5;\n"
+      "setp.eq.and.u32 %p1, %u7, %u8, %p1;\n"
+      "@!%p1 bra $overwritten;\n"
+      "shl.b32 %u4, %u4, {tagShift};\n"
+      "or.b32 %u4, %u4, {overwritten};\n"
+      "bra.uni $found;\n"
+      "$reused_live:\n"
       "mov.u64 %t4, %t10;\n"
       "mov.u64 %t5, %t11;\n"
       "shl.b32 %u4, %u9, {tagShift};\n"
@@ -1361,7 +1397,9 @@ std::string frameLookupFunction(uint32_t unit) {
       "}}\n",
       fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries), fmt::arg("entry", entry),
       fmt::arg("tagShift", abi::kMetaTagShift), fmt::arg("state", state), fmt::arg("dead", state | abi::kMetaVerdictBad),
-      fmt::arg("reused", reused), fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize),
+      fmt::arg("reused", reused), fmt::arg("overwritten", overwritten),
+      fmt::arg("ringEntries", kFrameTableOverwritten), fmt::arg("ringEntry", entryAt(kFrameTableOverwrittenOffset)),
+      fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize),
       fmt::arg("live", kLiveMeta));
 }
 

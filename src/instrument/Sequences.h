@@ -280,13 +280,18 @@ HeapWrappers deviceHeapWrappers(const std::set<std::string>& wrapped, uint32_t u
 // (28..47), the frame's object in the unit (48..55, UnitResult::objectId; 0 for a block), the
 // serial of the call that pushed it (56..63: 1..255; 0 for a block); after a header of depth
 // (frames pushed, also past the capacity), how many entries were ever written (those at and past
-// the depth are frames that have returned), and the last serial handed out. A function that
-// tags its frame's generic pointers (abi::kFrameTagShift) tags them with its call's serial.
+// the depth are frames that have returned), the last serial handed out, and how many entries a
+// push wrote over; and before a ring of the last kFrameTableOverwritten entries a push wrote over
+// (frames that returned, kept so that a stale pointer into one, which a later call's frame now
+// covers, still names it). A function that tags its frame's generic pointers
+// (abi::kFrameTagShift) tags them with its call's serial.
 // (Local addresses were below 2^24 on the H100: each thread's window is 16 MiB; 28 bits leave
 // room. A frame's size is at most the 512 KiB a thread may have.)
 inline constexpr unsigned kFrameTableEntries = 8;
+inline constexpr unsigned kFrameTableOverwritten = 4;  // a power of two
 inline constexpr unsigned kFrameTableHeaderBytes = 16;
-inline constexpr unsigned kFrameTableBytes = kFrameTableHeaderBytes + 8 * kFrameTableEntries;
+inline constexpr unsigned kFrameTableOverwrittenOffset = kFrameTableHeaderBytes + 8 * kFrameTableEntries;
+inline constexpr unsigned kFrameTableBytes = kFrameTableOverwrittenOffset + 8 * kFrameTableOverwritten;
 // The registers a function with a table uses: the table's local address, whether it has one
 // (a caller without one passes 0), the depth at entry, its call's serial and frame tag (the
 // serial at bits 48..55; 0 where the function was given no table), and scratch.
@@ -327,8 +332,10 @@ std::string stripFrameTag(const std::string& dst, const std::string& src, const 
 // address in the local window and the pointer's frame tag (0: none), the bounds and metadata word
 // (abi::kMetaStateFrameTable) of the live frame the address is in, or one past the end of (both,
 // where it is at the boundary of two), whose serial is the pointer's frame tag (or either is 0);
-// else, where it is in a live frame of another serial, that frame's with a bad verdict
-// (abi::kMetaStateFrameReused: the pointer's frame returned, and a later call's lies there); else
+// else, where it is in a live frame of another serial (the pointer's frame returned, and a later
+// call's lies there), with a bad verdict, the pointer's frame where a push kept it among the
+// entries it wrote over (abi::kMetaStateFrameOverwritten), or that live frame
+// (abi::kMetaStateFrameReused); else
 // of the returned frame of the pointer's serial the table still holds there, or an empty range at
 // kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the table's capacity
 // are live.

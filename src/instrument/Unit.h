@@ -155,6 +155,7 @@ struct Stats {
   size_t frameTagUntags = 0;
   size_t printfArgumentsStripped = 0;
   size_t printfBuffersUnknown = 0;
+  std::string frameTagsOff;  // why no function tags, where some would (FrameTags.h)
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
   size_t untaggedCallArguments = 0;  // pointer arguments of calls to code outside the module

@@ -102,7 +102,8 @@ bool checkedAgainstLiveFrames(const abi::ErrorRecord& r) {
 }
 
 bool checkedAgainstFrameTable(const abi::ErrorRecord& r) {
-  return metaState(r) == abi::kMetaStateFrameTable || metaState(r) == abi::kMetaStateFrameReused;
+  return metaState(r) == abi::kMetaStateFrameTable || metaState(r) == abi::kMetaStateFrameOverwritten ||
+         metaState(r) == abi::kMetaStateFrameReused;
 }
 
 Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string module, const Allocation* allocation) {
@@ -115,7 +116,8 @@ Violation fromRecord(const abi::ErrorRecord& r, const Site* site, std::string mo
   if (v.liveFrames) v.kind = ViolationKind::UseAfterScope;
   // In no frame live on the thread's stack (the frame table's bad verdict).
   v.frameTable = checkedAgainstFrameTable(r);
-  v.frameReused = metaState(r) == abi::kMetaStateFrameReused;
+  v.reusedFrameLive = metaState(r) == abi::kMetaStateFrameReused;
+  v.frameReused = v.reusedFrameLive || metaState(r) == abi::kMetaStateFrameOverwritten;
   if (v.frameTable && verdict != 0) v.kind = ViolationKind::UseAfterScope;
   // Checked against entry 0 (no allocation there) and inside the null page.
   if (verdict == 0 && !(site && site->inWindow()) && r.base == abi::kNullPageBytes && r.size == 0 - abi::kNullPageBytes && r.address < abi::kNullPageBytes)
@@ -416,7 +418,11 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                                           : fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two "
                                                         "frames whose boundary the pointer was at)",
                                                         v.checkedSize, hex(v.checkedBase));
-        if (v.frameReused)
+        if (v.frameReused && !v.reusedFrameLive)
+          out += fmt::format("cucatch:   address is {} {}, which has returned, and a later call's frame now lies where "
+                             "it was: a pointer to its local memory used after it returned\n",
+                             relation(v, v.checkedBase, v.checkedSize), frame);
+        else if (v.frameReused)
           out += fmt::format("cucatch:   address is {} {}, live on this thread's stack, but the pointer was not made in "
                              "it: the frame the pointer was made in has returned, and a later call's frame lies "
                              "where it was (a pointer to its local memory used after it returned)\n",
@@ -568,7 +574,8 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
     // The frame the table placed the address in, live or returned; or none that it holds.
     nlohmann::json f;
     f["returned"] = v.kind == ViolationKind::UseAfterScope;
-    if (v.frameReused) f["reused"] = true;  // the frame named is live: a later call's, where the pointer's was
+    if (v.frameReused) f["reused"] = true;  // a later call's frame lies where the pointer's was
+    if (v.reusedFrameLive) f["live"] = true;  // the frame named is that one, not the pointer's
     if (v.checkedBase != abi::kNoLiveLocal) {
       f["base"] = hex(v.checkedBase);
       f["size"] = v.checkedSize;

@@ -118,10 +118,13 @@ struct Violation {
   // names the frame's function and symbol; null for an alloca'd block, or for none.
   bool frameTable = false;
   const Site* tableFrame = nullptr;
-  // ... with the state abi::kMetaStateFrameReused: the address is inside `tableFrame`, live, but
-  // the pointer's frame tag is not that frame's serial: its own frame returned, and a later
-  // call's frame lies where it was (a use after scope).
+  // ... with the state abi::kMetaStateFrameOverwritten or kMetaStateFrameReused: the address is
+  // inside a live frame whose serial is not the pointer's frame tag: the pointer's own frame
+  // returned, and a later call's frame lies where it was (a use after scope). `tableFrame` is
+  // the pointer's frame (Overwritten), or, where the table no longer held it, the live one
+  // (Reused: `reusedFrameLive`).
   bool frameReused = false;
+  bool reusedFrameLive = false;
   // Checked against a part of the dynamic shared memory: where the part starts in the region.
   uint64_t partOffset = 0;
   bool staleTag = false;  // the pointer's temporal tag no longer matches its table entry

@@ -21,7 +21,7 @@ namespace cucatch::abi {
 #define CUCATCH_CONST static const
 #endif
 
-CUCATCH_CONST uint32_t kAbiVersion = 12;
+CUCATCH_CONST uint32_t kAbiVersion = 13;
 
 /* ---- pointer tags -------------------------------------------------------------------- */
 CUCATCH_CONST unsigned kTagShift = 56;                           /* tag = ptr >> 56 */
@@ -168,10 +168,13 @@ CUCATCH_CONST uint64_t kNoLiveLocal = 1ull << 56; /* above every untagged addres
  * kNoLiveLocal. The tag byte names the frame as kMetaStateVariable's does (0 for none, and for
  * an alloca'd block). */
 CUCATCH_CONST unsigned kMetaStateFrameTable = 0x10;
-/* The state byte of a frame-table metadata word with verdict kMetaVerdictBad where the address is
- * inside a live frame whose serial is not the pointer's frame tag: the pointer was made for a
- * frame that has returned, and a later call's frame (the bounds; the tag byte names it) now lies
- * where it was. */
+/* The state bytes of a frame-table metadata word with verdict kMetaVerdictBad where the address is
+ * inside a live frame whose serial is not the pointer's frame tag: the pointer was made in a
+ * frame that has returned, and a later call's frame now lies where it was. Overwritten: the
+ * bounds are the returned frame's (the tag byte names it), which the table kept when the later
+ * call's push wrote over its entry. Reused: the table no longer holds it; the bounds are the
+ * live frame's (the tag byte names that one). */
+CUCATCH_CONST unsigned kMetaStateFrameOverwritten = 0x14;
 CUCATCH_CONST unsigned kMetaStateFrameReused = 0x18;
 /* kAccessFree: a device free refused (double or invalid); the record's base and size are the
  * entry the pointer's tag names (0 where it names none) and its meta that entry's word. */

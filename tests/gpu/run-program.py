@@ -22,8 +22,8 @@
       with FUNCTION): its own frame, or none (a use after scope).
       table-frame=: checked against the frame of FUNCTION that a device function's frame table
       placed the address in: live (out-of-bounds), or returned (use-after-scope).
-      table-frame-reused=: use-after-scope through a pointer whose frame returned, the address
-      inside the live frame of FUNCTION that a later call put where it was (frame tags).
+      table-frame-reused=: use-after-scope through a pointer whose frame (of FUNCTION) returned,
+      the address inside the live frame a later call put where it was (frame tags).
 
   // cucatch-expect: launch-refused kernel=SUBSTRING
       NAME.cucatch fails, and the runtime explains the refused launch of that kernel:
@@ -282,6 +282,8 @@ def main():
                 return f"table frame {f}: returned should be {kind == 'use-after-scope'}"
             if bool(f.get("reused")) != reused:
                 return f"table frame {f}: reused should be {reused}"
+            if reused and f.get("live"):
+                return f"table frame {f}: names the live frame, expected the pointer's (returned) frame"
             return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected a frame"
         if window:
             w = e.get("window", {})

@@ -865,8 +865,29 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
     CHECK_FALSE(j["table_frame"].contains("reused"));
   }
   {
-    // Inside a live frame whose serial is not the pointer's frame tag: a later call's frame,
-    // where the pointer's (returned) was.
+    // Inside a live frame whose serial is not the pointer's frame tag; the pointer's frame, which
+    // returned, as the table kept it when a later call's push wrote over its entry.
+    const uint32_t overwritten = abi::kMetaStateFrameOverwritten << abi::kMetaStateShift;
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, 0x7f5839fffc20, 128,
+                    overwritten | 1u << abi::kMetaTagShift | 1);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    CHECK(v.frameReused);
+    CHECK_FALSE(v.reusedFrameLive);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("address is at offset 12 of the 128-byte local frame of fill_and_keep(int) ('__local_depot0': its "
+                    "local arrays, which cucatch does not tell apart), which has returned, and a later call's frame "
+                    "now lies where it was") != std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["returned"] == true);
+    CHECK(j["table_frame"]["reused"] == true);
+    CHECK_FALSE(j["table_frame"].contains("live"));
+    CHECK(j["table_frame"]["function"] == "fill_and_keep(int)");
+  }
+  {
+    // ... where the table no longer held it: the live frame, a later call's.
     const uint32_t reused = abi::kMetaStateFrameReused << abi::kMetaStateShift;
     auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, 0x7f5839fffc20, 128, reused | 1u << abi::kMetaTagShift | 1);
     Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
@@ -874,6 +895,7 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
     CHECK(v.kind == ViolationKind::UseAfterScope);
     CHECK(v.frameTable);
     CHECK(v.frameReused);
+    CHECK(v.reusedFrameLive);
     std::string text = formatText(v, m, fakeSymbol);
     INFO(text);
     CHECK(text.find("use-after-scope read of 4 bytes in local memory") != std::string::npos);
@@ -884,6 +906,7 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
     auto j = toJson(v, fakeSymbol);
     CHECK(j["table_frame"]["returned"] == true);
     CHECK(j["table_frame"]["reused"] == true);
+    CHECK(j["table_frame"]["live"] == true);
     CHECK(j["table_frame"]["function"] == "fill_and_keep(int)");
   }
 }
