@@ -154,8 +154,6 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "generic addresses and cvta.to.local operands not otherwise untagged, in a module with frame tags"},
       {"printf args", s.printfArgumentsStripped,
        "printf arguments that may be pointers, frame tags stripped in the argument buffer before the call"},
-      {"printf ?", s.printfBuffersUnknown,
-       "printf calls whose argument buffer is not a known array of the frame: frame tags not stripped from it"},
       {"untagged", s.untaggedCallArguments, "pointer arguments of calls to functions outside the module"},
       {"device heap", s.deviceHeapCalls, "malloc / aligned malloc / free calls sent to cucatch's wrappers"},
   };

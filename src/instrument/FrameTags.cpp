@@ -23,20 +23,64 @@ constexpr const char* kFrame = "%__cc_ltf";  // a printf buffer's frame, as a lo
 constexpr const char* kPredicate = "%__cc_ltp";
 
 // The statements of `f` that make a generic pointer into its own frame: `cvta.local` (to
-// generic) of a value made only from its local variables' symbols.
+// generic) of one of its local variables' symbols (plus a constant), or of a register made only
+// from them. (Every such `cvta` is tagged, or a pointer into the frame made by an untagged one
+// would compare unequal to the tagged ones.)
 std::vector<size_t> ownFrameCvtas(const FunctionChecks& f) {
   std::vector<size_t> out;
   const PointerAnalysis& pa = f.analysis;
   auto ownVariable = [&](const std::string& symbol) { return localVariable(f.symbols, symbol) != nullptr; };
-  for (const PointerDef& d : pa.defs()) {
-    if (d.kind != DefKind::Derived || !d.spaceFromCvta || !d.cvtaToGeneric || d.space != Space::Local) continue;
-    const auto& in = std::get<Instruction>(f.function.body[d.statement]);
-    if (in.loc.line == 0 || in.operands.size() < 2) continue;  // (cucatch's own)
-    const Operand& source = in.operands[1];
-    bool own = source.kind == OperandKind::Name && (ownVariable(source.text) ||
-                                                    (pa.registers().is64Bit(source.text) &&
-                                                     pa.madeOnlyFromSymbols(source.text, ownVariable)));
-    if (own) out.push_back(d.statement);
+  for (size_t i = 0; i < f.function.body.size(); ++i) {
+    const auto* in = std::get_if<Instruction>(&f.function.body[i]);
+    if (!in || in->loc.line == 0 || in->opcode != "cvta" || !in->hasModifier(".local") || in->hasModifier(".to") ||
+        in->operands.size() < 2)
+      continue;
+    const Operand& source = in->operands[1];
+    bool own = false;
+    if (source.kind == OperandKind::Name)
+      own = ownVariable(source.text) ||
+            (pa.registers().is64Bit(source.text) && pa.madeOnlyFromSymbols(source.text, ownVariable));
+    else if (source.kind == OperandKind::Expression)
+      own = ownVariable(source.text.substr(0, source.text.find_first_of("+-")));  // (symbol+constant)
+    if (own) out.push_back(i);
+  }
+  return out;
+}
+
+// A call of vprintf and the array of the caller's frame its arguments are in (the symbol and the
+// offset of the generic address it is given), where that is known.
+struct PrintfCall {
+  size_t call = 0;
+  std::optional<std::pair<std::string, int64_t>> buffer;
+};
+std::vector<PrintfCall> printfCalls(const FunctionChecks& f) {
+  std::vector<PrintfCall> out;
+  const Function& fn = f.function;
+  std::vector<size_t> scopeStart{0};
+  for (size_t i = 0; i < fn.body.size(); ++i) {
+    if (auto* b = std::get_if<ScopeBrace>(&fn.body[i])) {
+      if (b->open) scopeStart.push_back(i);
+      else if (scopeStart.size() > 1) scopeStart.pop_back();
+      continue;
+    }
+    auto* in = std::get_if<Instruction>(&fn.body[i]);
+    if (!in || in->opcode != "call") continue;
+    CallShape c = callShape(*in);
+    if (!c.callee || c.callee->text != "vprintf" || !c.arguments || c.arguments->elements.size() < 2) continue;
+    const std::string& param = c.arguments->elements[1].text;
+    const Operand* buffer = nullptr;
+    for (size_t j = scopeStart.back(); j < i; ++j) {
+      auto* st = std::get_if<Instruction>(&fn.body[j]);
+      if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
+          st->operands[0].text == param)
+        buffer = &st->operands[1];
+    }
+    if (buffer && buffer->kind != OperandKind::Name) continue;  // (no arguments: a null buffer)
+    PrintfCall p{i, std::nullopt};
+    auto start = buffer ? f.ranges.offsetFromSymbol(buffer->text) : std::nullopt;
+    if (start && start->second.lo == start->second.hi && localVariable(f.symbols, start->first))
+      p.buffer = std::make_pair(start->first, start->second.lo);
+    out.push_back(std::move(p));
   }
   return out;
 }
@@ -118,40 +162,18 @@ class FrameTagEdits {
   // the call: the 8-byte slots of the buffer that the function stores such values into, wherever
   // it does (nvcc may store one printf's arguments in a block before a branch to two calls).
   void stripPrintfArguments() {
-    Function& fn = f_.function;
-    std::vector<size_t> scopeStart{0};
-    for (size_t i = 0; i < fn.body.size(); ++i) {
-      if (auto* b = std::get_if<ScopeBrace>(&fn.body[i])) {
-        if (b->open) scopeStart.push_back(i);
-        else if (scopeStart.size() > 1) scopeStart.pop_back();
-        continue;
-      }
-      auto* in = std::get_if<Instruction>(&fn.body[i]);
-      if (!in || in->opcode != "call") continue;
-      CallShape c = callShape(*in);
-      if (!c.callee || c.callee->text != "vprintf" || !c.arguments || c.arguments->elements.size() < 2) continue;
-      const std::string& param = c.arguments->elements[1].text;
-      const Operand* buffer = nullptr;
-      for (size_t j = scopeStart.back(); j < i; ++j) {
-        auto* st = std::get_if<Instruction>(&fn.body[j]);
-        if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
-            st->operands[0].text == param)
-          buffer = &st->operands[1];
-      }
-      if (buffer && buffer->kind != OperandKind::Name) continue;  // (no arguments: a null buffer)
-      auto start = buffer ? f_.ranges.offsetFromSymbol(buffer->text) : std::nullopt;
-      if (!start || start->second.lo != start->second.hi || !localVariable(f_.symbols, start->first)) {
-        ++f_.unit.stats.printfBuffersUnknown;
-        continue;
-      }
-      std::string g = in->guard ? guardPrefix(in->guard->predicate, in->guard->negated) : "";
-      for (int64_t offset : pointerSlots(start->first, start->second.lo)) {
+    for (const PrintfCall& p : printfCalls(f_)) {
+      if (!p.buffer) continue;  // (then no function of the module tags: frameTagsOf)
+      const auto& in = std::get<Instruction>(f_.function.body[p.call]);
+      std::string g = in.guard ? guardPrefix(in.guard->predicate, in.guard->negated) : "";
+      const auto& [frame, begin] = *p.buffer;
+      for (int64_t offset : pointerSlots(frame, begin)) {
         std::string value = fresh();
-        f_.edits.before[i] += fmt::format("{g}mov.u64 {frame}, {symbol};\n{g}ld.local.u64 {value}, [{frame}+{offset}];\n",
-                                          fmt::arg("g", g), fmt::arg("frame", kFrame), fmt::arg("symbol", start->first),
-                                          fmt::arg("value", value), fmt::arg("offset", offset)) +
-                              stripFrameTag(value, value, kScratch, kPredicate) +
-                              fmt::format("{}st.local.u64 [{}+{}], {};\n", g, kFrame, offset, value);
+        f_.edits.before[p.call] += fmt::format("{g}mov.u64 {frame}, {symbol};\n{g}ld.local.u64 {value}, [{frame}+{offset}];\n",
+                                               fmt::arg("g", g), fmt::arg("frame", kFrame), fmt::arg("symbol", frame),
+                                               fmt::arg("value", value), fmt::arg("offset", offset)) +
+                                   stripFrameTag(value, value, kScratch, kPredicate) +
+                                   fmt::format("{}st.local.u64 [{}+{}], {};\n", g, kFrame, offset, value);
         ++f_.unit.stats.printfArgumentsStripped;
       }
     }
@@ -267,6 +289,15 @@ FrameTags frameTagsOf(const std::vector<std::unique_ptr<FunctionChecks>>& functi
     if (!f->function.isEntry && use.takers.count(f->function.name) && !ownFrameCvtas(*f).empty())
       tags.functions.insert(f->function.name);
   if (tags.functions.empty()) return tags;
+  // A printf whose arguments could not be stripped would read or print a tagged pointer.
+  for (const auto& f : functions)
+    for (const PrintfCall& p : printfCalls(*f))
+      if (!p.buffer) {
+        tags.off = fmt::format("{} calls printf with an argument buffer not known to be an array of its frame",
+                               f->function.name);
+        tags.functions.clear();
+        return tags;
+      }
   for (const auto& f : functions)
     if (std::string callee = callOutsideWithPointer(*f, module, wholeProgram); !callee.empty()) {
       // (A call of another unit's function goes to its entry point with bounds: named as written.)

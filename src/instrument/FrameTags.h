@@ -27,7 +27,9 @@
 // only, other than the CUDA system's; in relocatable code, a .weak function or a call through a
 // pointer, which the device linker may resolve to another unit's) tags nothing: that code gets
 // the pointer stripped, and could hand back a pointer into the frame without the tag, which would
-// then compare unequal to the tagged ones (a review's find).
+// then compare unequal to the tagged ones (a review's find). Nor does a module with a printf
+// whose argument buffer is not known to be an array of its caller's frame (its arguments could
+// not be stripped).
 #pragma once
 
 #include <memory>

@@ -148,13 +148,11 @@ struct Stats {
   size_t frameTableBases = 0;
   std::string frameTableOff;
   // Frame tags (FrameTags.h): generic pointers into a device function's own frame tagged with
-  // its call's serial; in a module with tags, generic addresses, `cvta.to.local` operands and
-  // printf arguments that go through an untagged copy; printf buffers not found in the frame
-  // (their arguments not stripped).
+  // its call's serial; in a module with tags, generic addresses and `cvta.to.local` operands that
+  // go through an untagged copy, and printf arguments stripped.
   size_t frameTaggedPointers = 0;
   size_t frameTagUntags = 0;
   size_t printfArgumentsStripped = 0;
-  size_t printfBuffersUnknown = 0;
   std::string frameTagsOff;  // why no function tags, where some would (FrameTags.h)
   size_t metadataReads = 0;   // READMETADATA sequences (base definitions)
   size_t phiAccesses = 0;     // accesses reached by more than one base definition
