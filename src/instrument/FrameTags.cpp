@@ -47,6 +47,48 @@ std::vector<size_t> ownFrameCvtas(const FunctionChecks& f) {
   return out;
 }
 
+// Whether operand `v` is a 64-bit register some definition of which may make a pointer.
+bool mayBePointer(const PointerAnalysis& pa, const Operand& v) {
+  if (v.kind != OperandKind::Name || !pa.registers().is64Bit(v.text)) return false;
+  for (const PointerDef& d : pa.defs())
+    if (d.reg == v.text && d.kind != DefKind::Integer) return true;
+  return false;
+}
+
+// Each call of `fn` (an original one) with the `st.param` statements that store its arguments (in
+// its call sequence's scope, before it).
+struct CallSite {
+  size_t statement = 0;
+  const Instruction* call = nullptr;
+  std::vector<const Instruction*> argumentStores;
+};
+std::vector<CallSite> callSites(const Function& fn) {
+  std::vector<CallSite> out;
+  std::vector<size_t> scopeStart{0};
+  for (size_t i = 0; i < fn.body.size(); ++i) {
+    if (auto* b = std::get_if<ScopeBrace>(&fn.body[i])) {
+      if (b->open) scopeStart.push_back(i);
+      else if (scopeStart.size() > 1) scopeStart.pop_back();
+      continue;
+    }
+    const auto* in = std::get_if<Instruction>(&fn.body[i]);
+    if (!in || in->opcode != "call" || in->loc.line == 0) continue;
+    CallSite site{i, in, {}};
+    if (const Operand* arguments = callShape(*in).arguments) {
+      std::unordered_set<std::string> params;
+      for (const auto& a : arguments->elements) params.insert(a.text);
+      for (size_t j = scopeStart.back(); j < i; ++j) {
+        const auto* st = std::get_if<Instruction>(&fn.body[j]);
+        if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
+            params.count(st->operands[0].text))
+          site.argumentStores.push_back(st);
+      }
+    }
+    out.push_back(std::move(site));
+  }
+  return out;
+}
+
 // A call of vprintf and the array of the caller's frame its arguments are in (the symbol and the
 // offset of the generic address it is given), where that is known.
 struct PrintfCall {
@@ -55,28 +97,15 @@ struct PrintfCall {
 };
 std::vector<PrintfCall> printfCalls(const FunctionChecks& f) {
   std::vector<PrintfCall> out;
-  const Function& fn = f.function;
-  std::vector<size_t> scopeStart{0};
-  for (size_t i = 0; i < fn.body.size(); ++i) {
-    if (auto* b = std::get_if<ScopeBrace>(&fn.body[i])) {
-      if (b->open) scopeStart.push_back(i);
-      else if (scopeStart.size() > 1) scopeStart.pop_back();
-      continue;
-    }
-    auto* in = std::get_if<Instruction>(&fn.body[i]);
-    if (!in || in->opcode != "call") continue;
-    CallShape c = callShape(*in);
+  for (const CallSite& site : callSites(f.function)) {
+    CallShape c = callShape(*site.call);
     if (!c.callee || c.callee->text != "vprintf" || !c.arguments || c.arguments->elements.size() < 2) continue;
     const std::string& param = c.arguments->elements[1].text;
     const Operand* buffer = nullptr;
-    for (size_t j = scopeStart.back(); j < i; ++j) {
-      auto* st = std::get_if<Instruction>(&fn.body[j]);
-      if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
-          st->operands[0].text == param)
-        buffer = &st->operands[1];
-    }
+    for (const Instruction* st : site.argumentStores)
+      if (st->operands[0].text == param) buffer = &st->operands[1];
     if (buffer && buffer->kind != OperandKind::Name) continue;  // (no arguments: a null buffer)
-    PrintfCall p{i, std::nullopt};
+    PrintfCall p{site.statement, std::nullopt};
     auto start = buffer ? f.ranges.offsetFromSymbol(buffer->text) : std::nullopt;
     if (start && start->second.lo == start->second.hi && localVariable(f.symbols, start->first))
       p.buffer = std::make_pair(start->first, start->second.lo);
@@ -203,7 +232,7 @@ class FrameTagEdits {
       const size_t elements = value.kind == OperandKind::Vector ? value.elements.size() : 1;
       if (a.access.size != 8 * elements) continue;
       auto slot = [&](const Operand& v, int64_t offset) {
-        if (offset + 8 <= end && mayBePointer(v)) slots.insert(offset);
+        if (offset + 8 <= end && mayBePointer(f_.analysis, v)) slots.insert(offset);
       };
       if (value.kind == OperandKind::Vector)
         for (size_t k = 0; k < value.elements.size(); ++k) slot(value.elements[k], at->second.lo + 8 * int64_t(k));
@@ -211,13 +240,6 @@ class FrameTagEdits {
         slot(value, at->second.lo);
     }
     return slots;
-  }
-
-  bool mayBePointer(const Operand& v) const {
-    if (v.kind != OperandKind::Name || !f_.analysis.registers().is64Bit(v.text)) return false;
-    for (const PointerDef& d : f_.analysis.defs())
-      if (d.reg == v.text && d.kind != DefKind::Integer) return true;
-    return false;
   }
 
   FunctionChecks& f_;
@@ -245,35 +267,13 @@ std::string callOutsideWithPointer(const FunctionChecks& f, const Module& module
     bool weak = std::find(linkage.begin(), linkage.end(), ".weak") != linkage.end();
     return weak && !wholeProgram ? name : "";
   };
-  const PointerAnalysis& pa = f.analysis;
-  std::vector<size_t> scopeStart{0};
-  for (size_t i = 0; i < f.function.body.size(); ++i) {
-    if (auto* b = std::get_if<ScopeBrace>(&f.function.body[i])) {
-      if (b->open) scopeStart.push_back(i);
-      else if (scopeStart.size() > 1) scopeStart.pop_back();
-      continue;
-    }
-    const auto* in = std::get_if<Instruction>(&f.function.body[i]);
-    if (!in || in->opcode != "call" || in->loc.line == 0) continue;
-    CallShape c = callShape(*in);
-    std::string callee = outside(c);
-    if (callee.empty() || !c.arguments) continue;
-    std::unordered_set<std::string> params;
-    for (const auto& a : c.arguments->elements) params.insert(a.text);
-    for (size_t j = scopeStart.back(); j < i; ++j) {
-      const auto* st = std::get_if<Instruction>(&f.function.body[j]);
-      if (!st || st->opcode != "st" || !st->hasModifier(".param") || st->operands.size() < 2 ||
-          !params.count(st->operands[0].text))
-        continue;
+  auto pointer = [&](const Operand& e) { return mayBePointer(f.analysis, e); };
+  for (const CallSite& site : callSites(f.function)) {
+    std::string callee = outside(callShape(*site.call));
+    if (callee.empty()) continue;
+    for (const Instruction* st : site.argumentStores) {
       const Operand& v = st->operands[1];
-      auto mayBePointer = [&](const Operand& e) {
-        if (e.kind != OperandKind::Name || !pa.registers().is64Bit(e.text)) return false;
-        for (const PointerDef& d : pa.defs())
-          if (d.reg == e.text && d.kind != DefKind::Integer) return true;
-        return false;
-      };
-      if (v.kind == OperandKind::Vector ? std::any_of(v.elements.begin(), v.elements.end(), mayBePointer)
-                                        : mayBePointer(v))
+      if (v.kind == OperandKind::Vector ? std::any_of(v.elements.begin(), v.elements.end(), pointer) : pointer(v))
         return callee;
     }
   }
