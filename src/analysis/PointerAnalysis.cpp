@@ -217,6 +217,8 @@ std::string convertedPointer(const Function& f, size_t statement) {
 PointerAnalysis::PointerAnalysis(const Function& f, const CFG& cfg, const SymbolTable& symbols)
     : regs_(f) {
   classify(f, symbols);
+  for (const PointerDef& d : defs_)
+    if (d.kind != DefKind::Integer && d.wide) mayHoldPointer_.insert(d.reg);
   findAccesses(f);
   computeRelevance();
   computeReaching(f, cfg);

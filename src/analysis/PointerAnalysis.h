@@ -127,6 +127,8 @@ class PointerAnalysis {
   // copies, selects, zero-extension; not by a cvta into another window): every definition of
   // every register it is made from, reaching or not, is one of those.
   bool madeOnlyFromSymbols(const std::string& reg, const std::function<bool(const std::string&)>& accept) const;
+  // Whether some definition of 64-bit register `reg` may make a pointer (not an integer).
+  bool mayHoldPointer(const std::string& reg) const { return mayHoldPointer_.count(reg) != 0; }
   // The symbol every base definition reaching `a` was made from (a `mov` of one variable's
   // symbol on every path), or "" (other bases, or a path with no definition).
   std::string symbolOfEveryBase(const AccessSite& a) const;
@@ -157,6 +159,7 @@ class PointerAnalysis {
   std::unordered_map<std::string, size_t> onlyDefinitions_;
   std::vector<AccessSite> accesses_;
   std::unordered_set<std::string> relevant_;
+  std::unordered_set<std::string> mayHoldPointer_;
 };
 
 }  // namespace cucatch::analysis

@@ -21,40 +21,21 @@ void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntr
   for (Function* f : module.functions()) {
     if (!f->hasBody) continue;
     // The .param stores that feed calls to functions declared without a body here.
-    std::vector<std::pair<size_t, size_t>> targets;  // (statement, operand index) to untag
-    std::vector<size_t> scopeStart{0};
-    for (size_t i = 0; i < f->body.size(); ++i) {
-      if (auto* b = std::get_if<ScopeBrace>(&f->body[i])) {
-        if (b->open) scopeStart.push_back(i);
-        else if (scopeStart.size() > 1) scopeStart.pop_back();
-        continue;
-      }
-      auto* in = std::get_if<Instruction>(&f->body[i]);
-      if (!in || in->opcode != "call") continue;
-      CallShape c = callShape(*in);
-      if (!c.callee || !c.arguments || defined.count(c.callee->text) || !declared.count(c.callee->text)) continue;
-      std::unordered_set<std::string> params;
-      for (const auto& a : c.arguments->elements) params.insert(a.text);
-      for (size_t j = scopeStart.back(); j < i; ++j) {
-        auto* st = std::get_if<Instruction>(&f->body[j]);
-        if (!st || st->opcode != "st" || !st->hasModifier(".param") || st->operands.size() < 2) continue;
-        if (!params.count(st->operands[0].text)) continue;
-        targets.emplace_back(j, 1);
-      }
+    std::vector<size_t> targets;
+    for (const CallArgumentStores& site : callArgumentStores(*f)) {
+      CallShape c = callShape(std::get<Instruction>(f->body[site.call]));
+      if (!c.callee || defined.count(c.callee->text) || !declared.count(c.callee->text)) continue;
+      targets.insert(targets.end(), site.stores.begin(), site.stores.end());
     }
     if (targets.empty()) continue;
     CFG cfg(*f);
     PointerAnalysis pa(*f, cfg, symbols);
-    // Registers some definition of which may make a pointer.
-    std::unordered_set<std::string> pointers;
-    for (const auto& d : pa.defs())
-      if (d.kind != DefKind::Integer) pointers.insert(d.reg);
     size_t made = 0;
     BodyEdits edits;
     FunctionRegs regs;
     MetadataRegs scratch{"%__cc_xb", "%__cc_xs", "%__cc_xm"};
     auto untag = [&](size_t statement, Operand& value) {
-      if (value.kind != OperandKind::Name || !pa.registers().is64Bit(value.text) || !pointers.count(value.text)) return;
+      if (value.kind != OperandKind::Name || !pa.mayHoldPointer(value.text)) return;
       std::string reg = fmt::format("%__cc_x{}", made++);
       std::string from = value.text;
       if (frameTags) {
@@ -66,8 +47,8 @@ void untagExternalCallArguments(Module& module, UnitResult& unit, DeviceHeapEntr
       value.text = reg;
       ++unit.stats.untaggedCallArguments;
     };
-    for (auto [statement, operand] : targets) {
-      Operand& v = std::get<Instruction>(f->body[statement]).operands[operand];
+    for (size_t statement : targets) {
+      Operand& v = std::get<Instruction>(f->body[statement]).operands[1];
       if (v.kind == OperandKind::Vector)
         for (auto& e : v.elements) untag(statement, e);
       else

@@ -47,46 +47,9 @@ std::vector<size_t> ownFrameCvtas(const FunctionChecks& f) {
   return out;
 }
 
-// Whether operand `v` is a 64-bit register some definition of which may make a pointer.
+// Whether operand `v` is a register some definition of which may make a pointer.
 bool mayBePointer(const PointerAnalysis& pa, const Operand& v) {
-  if (v.kind != OperandKind::Name || !pa.registers().is64Bit(v.text)) return false;
-  for (const PointerDef& d : pa.defs())
-    if (d.reg == v.text && d.kind != DefKind::Integer) return true;
-  return false;
-}
-
-// Each call of `fn` (an original one) with the `st.param` statements that store its arguments (in
-// its call sequence's scope, before it).
-struct CallSite {
-  size_t statement = 0;
-  const Instruction* call = nullptr;
-  std::vector<const Instruction*> argumentStores;
-};
-std::vector<CallSite> callSites(const Function& fn) {
-  std::vector<CallSite> out;
-  std::vector<size_t> scopeStart{0};
-  for (size_t i = 0; i < fn.body.size(); ++i) {
-    if (auto* b = std::get_if<ScopeBrace>(&fn.body[i])) {
-      if (b->open) scopeStart.push_back(i);
-      else if (scopeStart.size() > 1) scopeStart.pop_back();
-      continue;
-    }
-    const auto* in = std::get_if<Instruction>(&fn.body[i]);
-    if (!in || in->opcode != "call" || in->loc.line == 0) continue;
-    CallSite site{i, in, {}};
-    if (const Operand* arguments = callShape(*in).arguments) {
-      std::unordered_set<std::string> params;
-      for (const auto& a : arguments->elements) params.insert(a.text);
-      for (size_t j = scopeStart.back(); j < i; ++j) {
-        const auto* st = std::get_if<Instruction>(&fn.body[j]);
-        if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
-            params.count(st->operands[0].text))
-          site.argumentStores.push_back(st);
-      }
-    }
-    out.push_back(std::move(site));
-  }
-  return out;
+  return v.kind == OperandKind::Name && pa.mayHoldPointer(v.text);
 }
 
 // A call of vprintf and the array of the caller's frame its arguments are in (the symbol and the
@@ -97,15 +60,20 @@ struct PrintfCall {
 };
 std::vector<PrintfCall> printfCalls(const FunctionChecks& f) {
   std::vector<PrintfCall> out;
-  for (const CallSite& site : callSites(f.function)) {
-    CallShape c = callShape(*site.call);
-    if (!c.callee || c.callee->text != "vprintf" || !c.arguments || c.arguments->elements.size() < 2) continue;
+  for (const CallArgumentStores& site : callArgumentStores(f.function)) {
+    const auto& in = std::get<Instruction>(f.function.body[site.call]);
+    CallShape c = callShape(in);
+    if (in.loc.line == 0 || !c.callee || c.callee->text != "vprintf" || !c.arguments ||
+        c.arguments->elements.size() < 2)
+      continue;
     const std::string& param = c.arguments->elements[1].text;
     const Operand* buffer = nullptr;
-    for (const Instruction* st : site.argumentStores)
-      if (st->operands[0].text == param) buffer = &st->operands[1];
+    for (size_t j : site.stores) {
+      const auto& st = std::get<Instruction>(f.function.body[j]);
+      if (st.operands[0].text == param) buffer = &st.operands[1];
+    }
     if (buffer && buffer->kind != OperandKind::Name) continue;  // (no arguments: a null buffer)
-    PrintfCall p{site.statement, std::nullopt};
+    PrintfCall p{site.call, std::nullopt};
     auto start = buffer ? f.ranges.offsetFromSymbol(buffer->text) : std::nullopt;
     if (start && start->second.lo == start->second.hi && localVariable(f.symbols, start->first))
       p.buffer = std::make_pair(start->first, start->second.lo);
@@ -268,11 +236,13 @@ std::string callOutsideWithPointer(const FunctionChecks& f, const Module& module
     return weak && !wholeProgram ? name : "";
   };
   auto pointer = [&](const Operand& e) { return mayBePointer(f.analysis, e); };
-  for (const CallSite& site : callSites(f.function)) {
-    std::string callee = outside(callShape(*site.call));
+  for (const CallArgumentStores& site : callArgumentStores(f.function)) {
+    const auto& in = std::get<Instruction>(f.function.body[site.call]);
+    if (in.loc.line == 0) continue;  // (cucatch's own)
+    std::string callee = outside(callShape(in));
     if (callee.empty()) continue;
-    for (const Instruction* st : site.argumentStores) {
-      const Operand& v = st->operands[1];
+    for (size_t j : site.stores) {
+      const Operand& v = std::get<Instruction>(f.function.body[j]).operands[1];
       if (v.kind == OperandKind::Vector ? std::any_of(v.elements.begin(), v.elements.end(), pointer) : pointer(v))
         return callee;
     }

@@ -1,6 +1,7 @@
 #include "ptx/InstrInfo.h"
 
 #include <cstdio>
+#include <unordered_set>
 
 namespace cucatch::ptx {
 
@@ -252,6 +253,33 @@ void forEachDefinedRegister(const Instruction& in, const std::function<void(cons
     for (const auto& e : d.elements)
       if (e.kind == OperandKind::Name && e.text != "_") f(e.text);
   }
+}
+
+std::vector<CallArgumentStores> callArgumentStores(const Function& f) {
+  std::vector<CallArgumentStores> out;
+  std::vector<size_t> scopeStart{0};
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    if (const auto* b = std::get_if<ScopeBrace>(&f.body[i])) {
+      if (b->open) scopeStart.push_back(i);
+      else if (scopeStart.size() > 1) scopeStart.pop_back();
+      continue;
+    }
+    const auto* in = std::get_if<Instruction>(&f.body[i]);
+    if (!in || in->opcode != "call") continue;
+    CallArgumentStores site{i, {}};
+    if (const Operand* arguments = callShape(*in).arguments) {
+      std::unordered_set<std::string> params;
+      for (const auto& a : arguments->elements) params.insert(a.text);
+      for (size_t j = scopeStart.back(); j < i; ++j) {
+        const auto* st = std::get_if<Instruction>(&f.body[j]);
+        if (st && st->opcode == "st" && st->hasModifier(".param") && st->operands.size() > 1 &&
+            params.count(st->operands[0].text))
+          site.stores.push_back(j);
+      }
+    }
+    out.push_back(std::move(site));
+  }
+  return out;
 }
 
 CallShape callShape(const Instruction& in) {

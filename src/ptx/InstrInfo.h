@@ -64,6 +64,14 @@ struct CallShape {
 };
 CallShape callShape(const Instruction& in);
 
+// Each call statement of `f`'s body with the `st.param` statements that store its arguments: those
+// before it in its call sequence's scope (`{ ... }`), writing a parameter its argument list names.
+struct CallArgumentStores {
+  size_t call = 0;
+  std::vector<size_t> stores;
+};
+std::vector<CallArgumentStores> callArgumentStores(const Function& f);
+
 // Whether control may not come back to the statement after `in`: a call (it may never return),
 // exit, ret, trap, brkpt. Straight-line code with none of them between two statements runs the
 // second whenever it runs the first.
