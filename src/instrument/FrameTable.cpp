@@ -176,6 +176,13 @@ void addFrameTable(Module& module, const FrameTable& table, const FrameTableUse&
   }
   auto takes = [&](const std::string& f) { return use.takers.count(f) != 0; };
   const FrameTableRegs regs;
+  struct Pushed {
+    const Function* function;
+    std::string symbol;
+    uint64_t bytes;
+    uint8_t object;
+  };
+  std::vector<Pushed> frames;
   for (Function* f : module.functions()) {
     if (takes(f->name)) {
       // Definitions and declarations alike.
@@ -215,8 +222,9 @@ void addFrameTable(Module& module, const FrameTable& table, const FrameTableUse&
       for (const auto& d : v->declarators) {
         auto it = symbols.find(d.name);
         if (it == symbols.end() || it->second.size == 0) continue;
-        pushes += frameTablePushVariable(regs, d.name, it->second.size,
-                                         unit.objectId(localFrameObject(*f, d.name, it->second.size)));
+        const uint8_t object = unit.objectId(localFrameObject(*f, d.name, it->second.size));
+        pushes += frameTablePushVariable(regs, d.name, it->second.size, object);
+        frames.push_back(Pushed{f, d.name, it->second.size, object});
         ++unit.stats.frameTablePushes;
         ++variables;
       }
@@ -269,6 +277,23 @@ void addFrameTable(Module& module, const FrameTable& table, const FrameTableUse&
     }
     edits.prologue = prologue + edits.prologue;
     applyEdits(*f, edits);
+  }
+  // The arrays of the frames pushed, for the lookup (after every frame's own object, so that
+  // those keep theirs where the unit's 255 run out). Not for a frame larger than an entry's
+  // size field, whose entry does not give its end.
+  for (const Pushed& p : frames) {
+    auto function = unit.frameArrayStarts.find(p.function->name);
+    if (!p.object || p.bytes > kFrameTableMaxFrameBytes || function == unit.frameArrayStarts.end()) continue;
+    auto starts = function->second.find(p.symbol);
+    if (starts == function->second.end() || starts->second.empty()) continue;
+    std::vector<FrameArray> arrays;
+    for (auto s = starts->second.begin(); s != starts->second.end(); ++s) {
+      const uint64_t end = std::next(s) == starts->second.end() ? p.bytes : *std::next(s);
+      const uint8_t object = unit.objectId(localArrayObject(*p.function, p.symbol, p.bytes, *s, end - *s));
+      if (!object) break;
+      arrays.push_back(FrameArray{static_cast<uint32_t>(*s), object});
+    }
+    if (arrays.size() == starts->second.size()) unit.frameArrays[p.object] = std::move(arrays);
   }
 }
 

@@ -46,7 +46,11 @@ FunctionChecks::FunctionChecks(Function& f, const SymbolTable& moduleSymbols, Un
                                          "it was instrumented before, or uses cucatch's reserved names",
                                          f.name, kReservedPrefix));
   places_ = sourcePlaces(f);
-  if (frames) unit.stats.localFramesKeptWhole += frames->keptWhole().size();
+  if (frames) {
+    unit.stats.localFramesKeptWhole += frames->keptWhole().size();
+    for (const auto& [frame, starts] : frames->starts())
+      if (!frames->keptWhole().count(frame)) unit.frameArrayStarts[f.name][frame] = starts;
+  }
 }
 
 Site FunctionChecks::newSite(const AccessSite& a) const {

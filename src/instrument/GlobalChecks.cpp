@@ -444,11 +444,7 @@ class GlobalChecks {
 
   // The object of this function's frame `o` in the unit's objects, which names it in a report.
   uint8_t frameObjectId(const LocalObject& o) {
-    Site site = localFrameObject(fc_.function, o.frame, o.size);
-    site.objectFrameArray = true;
-    site.objectFrameOffset = o.start;
-    site.objectFrameBytes = symbols_.at(o.frame).size;
-    return fc_.unit.objectId(site);
+    return fc_.unit.objectId(localArrayObject(fc_.function, o.frame, symbols_.at(o.frame).size, o.start, o.size));
   }
 
   // A metadata read bounded by the live frames (`frames`): counted, and where it looks them up in

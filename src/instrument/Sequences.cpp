@@ -1175,7 +1175,6 @@ std::string stripFrameTag(const std::string& dst, const std::string& src, const 
 namespace {
 
 constexpr uint64_t kEntryStartMask = (uint64_t{1} << 28) - 1;
-constexpr uint64_t kEntryMaxSize = (uint64_t{1} << 20) - 1;
 
 // Pushes the entry in %__cc_fte: written where the table has room, the depth and the count of
 // entries written raised either way (so that the returns past the capacity restore it). An
@@ -1212,7 +1211,7 @@ std::string frameTablePush(const FrameTableRegs& t) {
 }  // namespace
 
 std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& symbol, uint64_t bytes, uint8_t objectId) {
-  const uint64_t high = std::min<uint64_t>(bytes, kEntryMaxSize) << 28 | static_cast<uint64_t>(objectId) << 48;
+  const uint64_t high = std::min<uint64_t>(bytes, kFrameTableMaxFrameBytes) << 28 | static_cast<uint64_t>(objectId) << 48;
   return fmt::format("mov.u64 %__cc_fte, {symbol};\nand.b64 %__cc_fte, %__cc_fte, {startMask};\n"
                      "or.b64 %__cc_fte, %__cc_fte, {high};\n"
                      "cvt.u64.u32 %__cc_fta, {serial};\nshl.b64 %__cc_fta, %__cc_fta, 56;\n"
@@ -1225,7 +1224,7 @@ std::string frameTablePushVariable(const FrameTableRegs& t, const std::string& s
 std::string frameTablePushBlock(const FrameTableRegs& t, const std::string& start, const std::string& sizeRegister) {
   return fmt::format("min.u64 %__cc_fta, {size}, {maxSize};\nshl.b64 %__cc_fta, %__cc_fta, 28;\n"
                      "and.b64 %__cc_fte, {start}, {startMask};\nor.b64 %__cc_fte, %__cc_fte, %__cc_fta;\n",
-                     fmt::arg("size", sizeRegister), fmt::arg("maxSize", kEntryMaxSize), fmt::arg("start", start),
+                     fmt::arg("size", sizeRegister), fmt::arg("maxSize", kFrameTableMaxFrameBytes), fmt::arg("start", start),
                      fmt::arg("startMask", kEntryStartMask)) +
          frameTablePush(t);
 }
@@ -1245,144 +1244,234 @@ std::string frameTablePop(const FrameTableRegs& t, const std::string& guardPredi
                             fmt::arg("when", when), fmt::arg("table", t.table), fmt::arg("n", *pushed));
 }
 
+namespace {
+
+std::string frameArraysName(uint32_t unit) { return fmt::format("__cucatch_frame_arrays_{:08x}", unit); }
+
+// The largest frame object with arrays: the table's index words go up to it.
+uint32_t frameArrayTableObjects(const FrameArrayTable& arrays) { return arrays.empty() ? 0 : arrays.rbegin()->first; }
+
+// The table of frameArrayNarrowing: first, one word per frame object up to the largest with
+// arrays, its arrays' first word and the word past its last (in the low and high halves; equal:
+// none); then the arrays, each as its start in the frame (24 bits) and its object (8).
+std::string frameArrayTableDefinition(uint32_t unit, const FrameArrayTable& arrays) {
+  if (arrays.empty()) return {};
+  const uint32_t objects = frameArrayTableObjects(arrays) + 1;
+  std::vector<uint32_t> words(objects, 0);
+  for (const auto& [frame, list] : arrays) {
+    const auto first = static_cast<uint32_t>(words.size());
+    for (const FrameArray& a : list) words.push_back(a.start | uint32_t{a.object} << 24);
+    words[frame] = first | static_cast<uint32_t>(words.size()) << 16;
+  }
+  return fmt::format(".global .align 4 .u32 {}[{}] = {{{}}};\n", frameArraysName(unit), words.size(),
+                     fmt::join(words, ", "));
+}
+
+// At the lookup's end, where it found a frame (start %u8, size %u9, object %u11; the address
+// %u4): the array of the frame the address is in, or is one past the end of (both arrays where
+// it is at the start of one, which is also one past the end of the one before: the pointer may
+// be either's; object 0), where the unit's table gives the frame's arrays and the address is not
+// before the first. (Registers the scan used are free here.)
+std::string frameArrayNarrowing(uint32_t unit, const FrameArrayTable& arrays) {
+  if (arrays.empty()) return {};
+  return fmt::format(
+      "setp.eq.u32 %p0, %u11, 0;\n"
+      "setp.gt.or.u32 %p0, %u11, {objects}, %p0;\n"
+      "@%p0 bra $narrowed;\n"
+      "mov.u64 %t0, {table};\n"
+      "mul.wide.u32 %t2, %u11, 4;\n"
+      "add.s64 %t2, %t2, %t0;\n"
+      "ld.global.nc.u32 %u0, [%t2];\n"
+      "and.b32 %u3, %u0, 65535;\n"
+      "shr.u32 %u1, %u0, 16;\n"
+      "sub.u32 %u6, %u4, %u8;\n"
+      "mov.u32 %u12, -1;\n"
+      "mov.u32 %u13, -1;\n"
+      "mov.u32 %u7, %u9;\n"
+      "$arrays:\n"
+      "setp.ge.u32 %p0, %u3, %u1;\n"
+      "@%p0 bra $arrays_done;\n"
+      "mul.wide.u32 %t2, %u3, 4;\n"
+      "add.s64 %t2, %t2, %t0;\n"
+      "ld.global.nc.u32 %u0, [%t2];\n"
+      "add.u32 %u3, %u3, 1;\n"
+      "and.b32 %u2, %u0, 16777215;\n"
+      "setp.gt.u32 %p0, %u2, %u6;\n"
+      "@%p0 mov.u32 %u7, %u2;\n"
+      "@%p0 bra $arrays_done;\n"
+      "mov.u32 %u13, %u12;\n"
+      "mov.u32 %u12, %u2;\n"
+      "shr.u32 %u14, %u0, 24;\n"
+      "bra.uni $arrays;\n"
+      "$arrays_done:\n"
+      "setp.eq.u32 %p0, %u12, -1;\n"
+      "@%p0 bra $narrowed;\n"
+      "setp.eq.u32 %p0, %u6, %u12;\n"
+      "setp.ne.and.u32 %p0, %u13, -1, %p0;\n"
+      "@%p0 mov.u32 %u12, %u13;\n"
+      "@%p0 mov.u32 %u14, 0;\n"
+      "add.u32 %u8, %u8, %u12;\n"
+      "sub.u32 %u9, %u7, %u12;\n"
+      "mov.u32 %u11, %u14;\n"
+      "$narrowed:\n",
+      fmt::arg("objects", frameArrayTableObjects(arrays)), fmt::arg("table", frameArraysName(unit)));
+}
+
+}  // namespace
+
 std::string frameLookupName(uint32_t unit) { return fmt::format("__cucatch_frame_lookup_{:08x}", unit); }
 
-std::string frameLookupFunction(uint32_t unit) {
-  // %t1 the address as a local one, %u8 the pointer's frame tag; %u0 the depth, %u1 the entries
-  // written, %u2 the live entries recorded, %u3 the index; an entry %t3: start %t4, size %t5,
-  // object %u4, serial %u7; %p2 whether its serial is the pointer's (or either is none). The
-  // live frame of the pointer's serial the address is inside: %t6 start (-1: none), %t7 size,
-  // %u5 object; the one it is one past the end of (a pointer to the end of an array is a correct
-  // one): %t8, %t9, %u6; a live frame of another serial it is inside: %t10, %t11, %u9.
-  const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
-  const uint32_t reused = abi::kMetaStateFrameReused << abi::kMetaStateShift | abi::kMetaVerdictBad;
-  const uint32_t overwritten = abi::kMetaStateFrameOverwritten << abi::kMetaStateShift | abi::kMetaVerdictBad;
-  // Entry %u3 of the array at byte `at` of the table, decoded.
-  auto entryAt = [](unsigned at) {
+std::string frameLookupFunction(uint32_t unit, const FrameArrayTable& arrays) {
+  // Local addresses and the entries' fields fit in 32 bits (a start has 28, a size 20), so the
+  // lookup works on 32-bit values, and keeps the entries it picks as indices, decoding the one it
+  // reports again after its scan: every register it holds is a callee-saved one its callers'
+  // stacks pay for (a recursion near the stack limit is where the table is).
+  // %u2 how far the scan goes (the live entries recorded), %u3 the index; after it, where the
+  // address is in no live frame, %u0 the depth and %u1 the entries written (read again: fewer
+  // registers through the scan); %u4 the
+  // address as a local one, %u5 the pointer's frame tag; an entry's words %u6 %u7, decoded: start
+  // %u8, size %u9, serial %u10 (%p2: it is the pointer's, or either is none), object %u11; the
+  // live entries (index + 1, 0: none) of the pointer's serial the address is inside (%u12) and one
+  // past the end of (%u13: a pointer to the end of an array is a correct one), and of another
+  // serial it is inside (%u14); through the scan, in 4 bits each of %u12 (one register, not
+  // three). The result: start %u8, size %u9, object %u11, state %u15.
+  const uint32_t shift = abi::kMetaStateShift;
+  const uint32_t live = abi::kMetaStateFrameTable << shift;
+  const uint32_t dead = live | abi::kMetaVerdictBad;
+  const uint32_t reused = abi::kMetaStateFrameReused << shift | abi::kMetaVerdictBad;
+  const uint32_t overwritten = abi::kMetaStateFrameOverwritten << shift | abi::kMetaVerdictBad;
+  // The entry at index `index` of the array at byte `at` of the table, decoded into start, size
+  // and object (none where `object` is empty) (and %u10, %p2: its serial, whether it is the
+  // pointer's).
+  auto entry = [](const std::string& index, unsigned at, const std::string& start, const std::string& size,
+                  const std::string& object) {
     return fmt::format(
-      "mul.wide.u32 %t2, %u3, 8;\n"
-      "add.s64 %t2, %t2, %t0;\n"
-      "ld.local.u64 %t3, [%t2+{header}];\n"
-      "add.u32 %u3, %u3, 1;\n"
-      "and.b64 %t4, %t3, {startMask};\n"
-      "bfe.u64 %t5, %t3, 28, 20;\n"
-      "bfe.u64 %t2, %t3, 48, 8;\n"
-      "cvt.u32.u64 %u4, %t2;\n"
-      "shr.u64 %t2, %t3, 56;\n"
-      "cvt.u32.u64 %u7, %t2;\n"
-      "setp.eq.u32 %p2, %u7, %u8;\n"
-      "setp.eq.or.u32 %p2, %u7, 0, %p2;\n"
-      "setp.eq.or.u32 %p2, %u8, 0, %p2;\n"
-      "sub.s64 %t2, %t1, %t4;\n",
-      fmt::arg("header", at), fmt::arg("startMask", kEntryStartMask));
+        "mul.wide.u32 %t2, {index}, 8;\n"
+        "add.s64 %t2, %t2, %t0;\n"
+        "ld.local.v2.u32 {{%u6, %u7}}, [%t2+{at}];\n"
+        "and.b32 {start}, %u6, {startMask};\n"
+        "shr.u32 {size}, %u6, 28;\n"
+        "bfi.b32 {size}, %u7, {size}, 4, 16;\n"
+        "{objectField}"
+        "shr.u32 %u10, %u7, 24;\n"
+        "setp.eq.u32 %p2, %u10, %u5;\n"
+        "setp.eq.or.u32 %p2, %u10, 0, %p2;\n"
+        "setp.eq.or.u32 %p2, %u5, 0, %p2;\n",
+        fmt::arg("index", index), fmt::arg("at", at), fmt::arg("start", start), fmt::arg("size", size),
+        fmt::arg("objectField", object.empty() ? "" : fmt::format("bfe.u32 {}, %u7, 16, 8;\n", object)),
+        fmt::arg("startMask", kEntryStartMask));
   };
-  const std::string entry = entryAt(kFrameTableHeaderBytes);
-  return fmt::format(
+  // A live entry picked by the scan (index + 1 in `picked`), decoded.
+  auto picked = [&](const std::string& reg, const std::string& start, const std::string& size,
+                    const std::string& object) {
+    return fmt::format("add.u32 %u3, {}, -1;\n", reg) + entry("%u3", kFrameTableHeaderBytes, start, size, object);
+  };
+  return frameArrayTableDefinition(unit, arrays) + fmt::format(
       ".func (.param .align 8 .b8 __cc_bounds[24]) {name}(.param .b64 __cc_table, .param .b64 __cc_address, "
       ".param .b32 __cc_serial)\n"
       "{{\n"
-      ".reg .b64 %t<12>;\n"
-      ".reg .b32 %u<10>;\n"
+      ".reg .b64 %t<4>;\n"
+      ".reg .b32 %u<20>;\n"
       ".reg .pred %p<4>;\n"
       "ld.param.u64 %t0, [__cc_table];\n"
       "ld.param.u64 %t1, [__cc_address];\n"
-      "ld.param.u32 %u8, [__cc_serial];\n"
+      "ld.param.u32 %u5, [__cc_serial];\n"
       "cvta.to.local.u64 %t1, %t1;\n"
-      "ld.local.v2.u32 {{%u0, %u1}}, [%t0];\n"
-      "min.u32 %u2, %u0, {entries};\n"
-      "min.u32 %u1, %u1, {entries};\n"
-      "mov.u64 %t6, -1;\n"
-      "mov.u64 %t8, -1;\n"
-      "mov.u64 %t10, -1;\n"
+      "cvt.u32.u64 %u4, %t1;\n"
+      "ld.local.u32 %u2, [%t0];\n"
+      "min.u32 %u2, %u2, {entries};\n"
+      "mov.u32 %u12, 0;\n"
       "mov.u32 %u3, 0;\n"
       "$live:\n"
       "setp.ge.u32 %p0, %u3, %u2;\n"
       "@%p0 bra $live_done;\n"
-      "{entry}"
-      "setp.lt.u64 %p1, %t2, %t5;\n"
+      "{liveEntry}"
+      "add.u32 %u3, %u3, 1;\n"
+      "sub.u32 %u6, %u4, %u8;\n"
+      "setp.lt.u32 %p1, %u6, %u9;\n"
       "and.pred %p3, %p1, %p2;\n"
-      "@%p3 mov.u64 %t6, %t4;\n"
-      "@%p3 mov.u64 %t7, %t5;\n"
-      "@%p3 mov.u32 %u5, %u4;\n"
+      "@%p3 bfi.b32 %u12, %u3, %u12, 0, 4;\n"
       "not.pred %p3, %p2;\n"
       "and.pred %p3, %p1, %p3;\n"
-      "@%p3 mov.u64 %t10, %t4;\n"
-      "@%p3 mov.u64 %t11, %t5;\n"
-      "@%p3 mov.u32 %u9, %u4;\n"
-      "setp.eq.u64 %p1, %t2, %t5;\n"
+      "@%p3 bfi.b32 %u12, %u3, %u12, 8, 4;\n"
+      "setp.eq.u32 %p1, %u6, %u9;\n"
       "and.pred %p1, %p1, %p2;\n"
-      "@%p1 mov.u64 %t8, %t4;\n"
-      "@%p1 mov.u64 %t9, %t5;\n"
-      "@%p1 mov.u32 %u6, %u4;\n"
+      "@%p1 bfi.b32 %u12, %u3, %u12, 4, 4;\n"
       "bra.uni $live;\n"
       "$live_done:\n"
-      "setp.ne.u64 %p1, %t6, -1;\n"
-      "setp.ne.u64 %p2, %t8, -1;\n"
-      "@!%p1 bra $end_only;\n"
-      // Inside a live frame; where the address is also one past the end of the live frame below
-      // it (adjacent frames), both: the pointer may be either's.
-      "@%p2 add.s64 %t7, %t7, %t9;\n"
-      "@%p2 mov.u64 %t6, %t8;\n"
-      "@%p2 mov.u32 %u5, 0;\n"
-      "mov.u64 %t4, %t6;\n"
-      "mov.u64 %t5, %t7;\n"
-      "mov.u32 %u4, %u5;\n"
-      "bra.uni $live_found;\n"
+      "bfe.u32 %u13, %u12, 4, 4;\n"
+      "bfe.u32 %u14, %u12, 8, 4;\n"
+      "and.b32 %u12, %u12, 15;\n"
+      "mov.u32 %u15, {live};\n"
+      "setp.eq.u32 %p1, %u12, 0;\n"
+      "@%p1 bra $end_only;\n"
+      "{inside}"
+      // Where the address is also one past the end of the live frame below it (adjacent frames),
+      // both: the pointer may be either's.
+      "setp.eq.u32 %p1, %u13, 0;\n"
+      "@%p1 bra $found;\n"
+      "{below}"
+      "add.u32 %u9, %u9, %u17;\n"
+      "mov.u32 %u11, 0;\n"
+      "bra.uni $found;\n"
       "$end_only:\n"
-      "@!%p2 bra $other_serial;\n"
-      "mov.u64 %t4, %t8;\n"
-      "mov.u64 %t5, %t9;\n"
-      "mov.u32 %u4, %u6;\n"
-      "$live_found:\n"
-      "shl.b32 %u4, %u4, {tagShift};\n"
-      "or.b32 %u4, %u4, {state};\n"
+      "setp.eq.u32 %p1, %u13, 0;\n"
+      "@%p1 bra $other_serial;\n"
+      "{endOnly}"
       "bra.uni $found;\n"
       // Inside a live frame that a later call pushed: the pointer's frame has returned. It is
       // named where the push that wrote over its entry kept it (of the pointer's serial, the
       // address inside or one past its end); else the live frame is.
       "$other_serial:\n"
-      "setp.eq.u64 %p1, %t10, -1;\n"
+      "setp.eq.u32 %p1, %u14, 0;\n"
       "@%p1 bra $dead;\n"
       "ld.local.u32 %u2, [%t0+12];\n"
       "min.u32 %u2, %u2, {ringEntries};\n"
       "mov.u32 %u3, 0;\n"
+      "mov.u32 %u15, {overwritten};\n"
       "$overwritten:\n"
       "setp.ge.u32 %p0, %u3, %u2;\n"
       "@%p0 bra $reused_live;\n"
       "{ringEntry}"
-      "setp.le.u64 %p1, %t2, %t5;\n"
-      "setp.eq.and.u32 %p1, %u7, %u8, %p1;\n"
+      "add.u32 %u3, %u3, 1;\n"
+      "sub.u32 %u6, %u4, %u8;\n"
+      "setp.le.u32 %p1, %u6, %u9;\n"
+      "setp.eq.and.u32 %p1, %u10, %u5, %p1;\n"
       "@!%p1 bra $overwritten;\n"
-      "shl.b32 %u4, %u4, {tagShift};\n"
-      "or.b32 %u4, %u4, {overwritten};\n"
       "bra.uni $found;\n"
       "$reused_live:\n"
-      "mov.u64 %t4, %t10;\n"
-      "mov.u64 %t5, %t11;\n"
-      "shl.b32 %u4, %u9, {tagShift};\n"
-      "or.b32 %u4, %u4, {reused};\n"
+      "{otherSerial}"
+      "mov.u32 %u15, {reused};\n"
       "bra.uni $found;\n"
       // In no live frame recorded. Where frames past the capacity are live, it may be in one.
       "$dead:\n"
+      "ld.local.v2.u32 {{%u0, %u1}}, [%t0];\n"
+      "min.u32 %u1, %u1, {entries};\n"
       "setp.gt.u32 %p0, %u0, {entries};\n"
       "@%p0 bra $unknown;\n"
       // In a frame that has returned: the nearest of the pointer's serial the table still holds
       // there, the most recent return from this depth first.
       "mov.u32 %u3, %u0;\n"
+      "mov.u32 %u15, {dead};\n"
       "$returned:\n"
       "setp.ge.u32 %p0, %u3, %u1;\n"
       "@%p0 bra $none;\n"
-      "{entry}"
-      "setp.le.u64 %p1, %t2, %t5;\n"
+      "{returnedEntry}"
+      "add.u32 %u3, %u3, 1;\n"
+      "sub.u32 %u6, %u4, %u8;\n"
+      "setp.le.u32 %p1, %u6, %u9;\n"
       "and.pred %p1, %p1, %p2;\n"
       "@!%p1 bra $returned;\n"
-      "shl.b32 %u4, %u4, {tagShift};\n"
-      "or.b32 %u4, %u4, {dead};\n"
       "$found:\n"
-      "cvta.local.u64 %t4, %t4;\n"
-      "st.param.b64 [__cc_bounds], %t4;\n"
-      "st.param.b64 [__cc_bounds+8], %t5;\n"
-      "st.param.b32 [__cc_bounds+16], %u4;\n"
+      "{narrow}"
+      "cvt.u64.u32 %t2, %u8;\n"
+      "cvta.local.u64 %t2, %t2;\n"
+      "cvt.u64.u32 %t3, %u9;\n"
+      "shl.b32 %u11, %u11, {tagShift};\n"
+      "or.b32 %u11, %u11, %u15;\n"
+      "st.param.b64 [__cc_bounds], %t2;\n"
+      "st.param.b64 [__cc_bounds+8], %t3;\n"
+      "st.param.b32 [__cc_bounds+16], %u11;\n"
       "ret;\n"
       "$none:\n"
       "st.param.b64 [__cc_bounds], {noLive};\n"
@@ -1392,15 +1481,21 @@ std::string frameLookupFunction(uint32_t unit) {
       "$unknown:\n"
       "st.param.b64 [__cc_bounds], 0;\n"
       "st.param.b64 [__cc_bounds+8], {all};\n"
-      "st.param.b32 [__cc_bounds+16], {live};\n"
+      "st.param.b32 [__cc_bounds+16], {unknownMeta};\n"
       "ret;\n"
       "}}\n",
-      fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries), fmt::arg("entry", entry),
-      fmt::arg("tagShift", abi::kMetaTagShift), fmt::arg("state", state), fmt::arg("dead", state | abi::kMetaVerdictBad),
-      fmt::arg("reused", reused), fmt::arg("overwritten", overwritten),
-      fmt::arg("ringEntries", kFrameTableOverwritten), fmt::arg("ringEntry", entryAt(kFrameTableOverwrittenOffset)),
-      fmt::arg("noLive", abi::kNoLiveLocal), fmt::arg("all", kUnknownSize),
-      fmt::arg("live", kLiveMeta));
+      fmt::arg("name", frameLookupName(unit)), fmt::arg("entries", kFrameTableEntries),
+      fmt::arg("liveEntry", entry("%u3", kFrameTableHeaderBytes, "%u8", "%u9", "")),
+      fmt::arg("inside", picked("%u12", "%u8", "%u9", "%u11")),
+      fmt::arg("below", picked("%u13", "%u8", "%u17", "%u16")),
+      fmt::arg("endOnly", picked("%u13", "%u8", "%u9", "%u11")),
+      fmt::arg("otherSerial", picked("%u14", "%u8", "%u9", "%u11")),
+      fmt::arg("ringEntry", entry("%u3", kFrameTableOverwrittenOffset, "%u8", "%u9", "%u11")),
+      fmt::arg("returnedEntry", entry("%u3", kFrameTableHeaderBytes, "%u8", "%u9", "%u11")),
+      fmt::arg("narrow", frameArrayNarrowing(unit, arrays)), fmt::arg("tagShift", abi::kMetaTagShift),
+      fmt::arg("live", live), fmt::arg("dead", dead), fmt::arg("reused", reused), fmt::arg("overwritten", overwritten),
+      fmt::arg("ringEntries", kFrameTableOverwritten), fmt::arg("noLive", abi::kNoLiveLocal),
+      fmt::arg("all", kUnknownSize), fmt::arg("unknownMeta", kLiveMeta));
 }
 
 }  // namespace cucatch::instrument

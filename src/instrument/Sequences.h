@@ -5,8 +5,9 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -292,6 +293,8 @@ inline constexpr unsigned kFrameTableOverwritten = 4;  // a power of two
 inline constexpr unsigned kFrameTableHeaderBytes = 16;
 inline constexpr unsigned kFrameTableOverwrittenOffset = kFrameTableHeaderBytes + 8 * kFrameTableEntries;
 inline constexpr unsigned kFrameTableBytes = kFrameTableOverwrittenOffset + 8 * kFrameTableOverwritten;
+// The largest size an entry holds (20 bits); a larger frame's entry holds this.
+inline constexpr uint64_t kFrameTableMaxFrameBytes = (uint64_t{1} << 20) - 1;
 // The registers a function with a table uses: the table's local address, whether it has one
 // (a caller without one passes 0), the depth at entry, its call's serial and frame tag (the
 // serial at bits 48..55; 0 where the function was given no table), and scratch.
@@ -339,8 +342,17 @@ std::string stripFrameTag(const std::string& dst, const std::string& src, const 
 // of the returned frame of the pointer's serial the table still holds there, or an empty range at
 // kNoLiveLocal, with a bad verdict; unknown (as entry 0) where frames past the table's capacity
 // are live.
+// Where the unit's table of frame arrays (`arrays`) gives the frame's arrays (analysis/FrameLayout.h),
+// the bounds and the tag byte are the array the address is in (both arrays, and no object, where
+// it is at the start of one that is also one past the end of the one before), not the whole
+// frame; the definition then comes with that table's.
+struct FrameArray {
+  uint32_t start = 0;  // in the frame
+  uint8_t object = 0;  // UnitResult::objectId
+};
+using FrameArrayTable = std::map<uint8_t, std::vector<FrameArray>>;  // frame object -> its arrays, by start
 std::string frameLookupName(uint32_t unit);
-std::string frameLookupFunction(uint32_t unit);
+std::string frameLookupFunction(uint32_t unit, const FrameArrayTable& arrays);
 
 // Module level: the state symbol and ABI marker; the name of a unit's marker kernel.
 std::string moduleDeclarations();

@@ -184,6 +184,15 @@ Site localFrameObject(const Function& f, const std::string& symbol, uint64_t byt
   return o;
 }
 
+Site localArrayObject(const Function& f, const std::string& symbol, uint64_t frameBytes, uint64_t start,
+                      uint64_t bytes) {
+  Site o = localFrameObject(f, symbol, bytes);
+  o.objectFrameArray = true;
+  o.objectFrameOffset = start;
+  o.objectFrameBytes = frameBytes;
+  return o;
+}
+
 void addUnitDeclarations(Module& module, const UnitResult& result) {
   // The state symbol and ABI marker always (the runtime recognises an instrumented module by
   // them); the same for every module: parsed once per process.
@@ -219,7 +228,7 @@ void addUnitDeclarations(Module& module, const UnitResult& result) {
   }
   if (!result.frameLookups.empty()) {
     // (It calls nothing: defined before every function that calls it.)
-    auto lookup = parseSyntheticItems(frameLookupFunction(result.unit));
+    auto lookup = parseSyntheticItems(frameLookupFunction(result.unit, result.frameArrays));
     items.insert(items.end(), lookup.begin(), lookup.end());
   }
   HeapWrappers heap = deviceHeapWrappers(result.heapFunctionsWrapped, result.unit);

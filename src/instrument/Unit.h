@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "instrument/RegisterLimit.h"
+#include "instrument/Sequences.h"
 #include "ptx/IR.h"
 
 namespace cucatch::instrument {
@@ -73,6 +74,9 @@ Site siteAt(const ptx::Function& f, size_t statement, const SourcePlace& place, 
 // The unit object of a local variable of `f` (its frame, `symbol`, of `bytes`): what a metadata
 // word's tag byte names (UnitResult::objectId) in a report of its frame.
 Site localFrameObject(const ptx::Function& f, const std::string& symbol, uint64_t bytes);
+// ... and of one array of that frame (analysis/FrameLayout.h): `bytes` from `start`.
+Site localArrayObject(const ptx::Function& f, const std::string& symbol, uint64_t frameBytes, uint64_t start,
+                      uint64_t bytes);
 
 struct Stats {
   std::map<std::string, size_t> instrumented;  // "global read", "generic write", ...
@@ -172,6 +176,12 @@ struct UnitResult {
   bool usesSharedWindow = false;     // some check reads CUCATCH_DYNAMIC_SMEM_SYMBOL
   // The functions whose checks call the unit's frame-table lookup (FrameTable.h).
   std::set<std::string> frameLookups;
+  // Where the arrays of each function's frames start (analysis/FrameLayout.h), as its checks
+  // found them: function -> frame symbol -> starts; no frame kept whole. And from those, the
+  // arrays of the frames the table records, by the frames' objects, for the lookup to narrow a
+  // frame to the array an address is in (addFrameTable fills it).
+  std::map<std::string, std::map<std::string, std::set<uint64_t>>> frameArrayStarts;
+  FrameArrayTable frameArrays;
   // The device-heap functions whose calls go to cucatch's wrappers (instrument/DeviceHeap.h):
   // the wrappers the module must define.
   std::set<std::string> heapFunctionsWrapped;

@@ -260,13 +260,12 @@ std::string objectLine(const Violation& v) {
   return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
 }
 
-// For an access checked against one array of a local frame that landed wholly in the frame and
-// at an address outside that array (so in another array of the frame): its offset in the frame.
-// None otherwise: an access that starts in its own array and runs past its end, or one that
-// leaves the frame, is an overflow whole-frame checks report too; and none where the site table
-// does not give the frame's size.
-std::optional<uint64_t> offsetInNeighbourArray(const Violation& v) {
-  const Site* s = reportedObject(v);
+// For an access checked against one array of a local frame (`s`: the reported object, or the
+// frame table's) that landed wholly in the frame and at an address outside that array (so in
+// another array of the frame): its offset in the frame. None otherwise: an access that starts in
+// its own array and runs past its end, or one that leaves the frame, is an overflow whole-frame
+// checks report too; and none where the site table does not give the frame's size.
+std::optional<uint64_t> offsetInNeighbourArray(const Violation& v, const Site* s) {
   if (!s || s->objectSpace != "local" || !s->objectFrameArray || !s->objectFrameBytes ||
       v.checkedBase < s->objectFrameOffset)
     return std::nullopt;
@@ -280,14 +279,31 @@ std::optional<uint64_t> offsetInNeighbourArray(const Violation& v) {
 
 // That, said, with the way back to whole-frame checks should nvcc have started an array inside
 // another (docs/design.md); "" otherwise.
-std::string neighbourArrayLine(const Violation& v) {
-  std::optional<uint64_t> at = offsetInNeighbourArray(v);
+std::string neighbourArrayLine(const Violation& v, const Site* s) {
+  std::optional<uint64_t> at = offsetInNeighbourArray(v, s);
   if (!at) return {};
   return fmt::format("cucatch:   (at offset {} of the same {}-byte frame, in another of its arrays. cucatch tells a "
                      "frame's arrays apart where nvcc's PTX starts them; should this access be correct, nvcc started "
                      "an array inside another: CUCATCH_PTX_FLAGS=--no-local-objects checks whole frames, and please "
                      "report it)\n",
-                     *at, reportedObject(v)->objectFrameBytes);
+                     *at, s->objectFrameBytes);
+}
+
+// The object the frame table placed a pointer in: one array of a frame (where the unit's table
+// of frame arrays gave them), a whole frame, or none (an alloca'd block, two frames or two
+// arrays whose boundary the pointer was at).
+std::string tableFrameLine(const Violation& v) {
+  const Site* s = v.tableFrame;
+  if (s && s->objectFrameArray)
+    return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
+                       "starts them)",
+                       s->objectBytes, s->objectFrameOffset, demangle(s->function), s->object);
+  if (s)
+    return fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which cucatch does not tell apart)",
+                       s->objectBytes, demangle(s->function), s->object);
+  return fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two frames or two arrays of a frame "
+                     "whose boundary the pointer was at)",
+                     v.checkedSize, hex(v.checkedBase));
 }
 
 // The bounds a pointer was checked against are an object of the accessing function's own frame,
@@ -411,13 +427,7 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            "local memory used after it returned), or past the kernel's own arrays\n",
                            relation(v, v.checkedBase, v.checkedSize), frame);
       } else if (v.frameTable) {
-        std::string frame = v.tableFrame ? fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which "
-                                                        "cucatch does not tell apart)",
-                                                        v.tableFrame->objectBytes, demangle(v.tableFrame->function),
-                                                        v.tableFrame->object)
-                                          : fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two "
-                                                        "frames whose boundary the pointer was at)",
-                                                        v.checkedSize, hex(v.checkedBase));
+        std::string frame = tableFrameLine(v);
         if (v.frameReused && !v.reusedFrameLive)
           out += fmt::format("cucatch:   address is {} {}, which has returned, and a later call's frame now lies where "
                              "it was: a pointer to its local memory used after it returned\n",
@@ -436,9 +446,10 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                              relation(v, v.checkedBase, v.checkedSize), frame);
         else
           out += fmt::format("cucatch:   address is {} {}, live on this thread's stack (the pointer's origin is not "
-                             "known in {}: its frame was found by its address)\n",
+                             "known in {}: its frame was found by its address)\n{}",
                              relation(v, v.checkedBase, v.checkedSize), frame,
-                             v.site ? demangle(v.site->function) : std::string("the device function"));
+                             v.site ? demangle(v.site->function) : std::string("the device function"),
+                             neighbourArrayLine(v, v.tableFrame));
       } else if (v.sharedWindow) {
         out += fmt::format("cucatch:   address is {} this block's shared memory ({} bytes at this launch, static and "
                            "dynamic, from {}): the pointer's origin is not known here, so it was checked against the "
@@ -446,12 +457,12 @@ std::string formatText(const Violation& v, const Metadata& metadata, const Symbo
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
       } else if ((v.site && !v.site->object.empty()) || ownFrameObject(v)) {
         out += fmt::format("cucatch:   address is {} {}\n", relation(v, v.checkedBase, v.checkedSize), objectLine(v));
-        out += neighbourArrayLine(v);
+        out += neighbourArrayLine(v, reportedObject(v));
       } else if (v.passedObject) {
         out += fmt::format("cucatch:   address is {} {}, whose bounds {} {} was given with the pointer\n",
                            relation(v, v.checkedBase, v.checkedSize), objectLine(v),
                            v.site->entry ? "kernel" : "device function", demangle(v.site->function));
-        out += neighbourArrayLine(v);
+        out += neighbourArrayLine(v, reportedObject(v));
       } else if (v.site && v.site->space == "shared") {
         out += fmt::format("cucatch:   address is {} the {}-byte shared object at {} it was made from\n",
                            relation(v, v.checkedBase, v.checkedSize), v.checkedSize, hex(v.checkedBase));
@@ -583,8 +594,14 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
       if (v.tableFrame) {
         f["function"] = demangle(v.tableFrame->function);
         f["name"] = v.tableFrame->object;
+        if (v.tableFrame->objectFrameArray) {
+          // One array of that frame, not all of it.
+          f["array"] = {{"frame_offset", v.tableFrame->objectFrameOffset}, {"size", v.tableFrame->objectBytes}};
+          if (auto at = offsetInNeighbourArray(v, v.tableFrame))
+            f["array"]["neighbour"] = {{"frame_offset", *at}, {"frame_bytes", v.tableFrame->objectFrameBytes}};
+        }
       } else {
-        f["alloca"] = true;
+        f["unnamed"] = true;  // an alloca'd block, or two frames or two arrays at whose boundary the pointer was
       }
     }
     j["table_frame"] = f;
@@ -598,7 +615,7 @@ nlohmann::json toJson(const Violation& v, const Symbolizer& symbolize) {
                    {"offset", static_cast<int64_t>(v.address - v.checkedBase)}};
     if (object->objectPart) j["object"]["part"] = {{"offset", v.partOffset}};
     if (object->objectFrameArray) j["object"]["frame_offset"] = object->objectFrameOffset;
-    if (auto at = offsetInNeighbourArray(v))
+    if (auto at = offsetInNeighbourArray(v, object))
       j["object"]["neighbour"] = {{"frame_offset", *at}, {"frame_bytes", object->objectFrameBytes}};
     if (v.passedObject && !ownFrameObject(v)) j["object"]["passed_by_caller"] = true;
   }

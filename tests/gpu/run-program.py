@@ -21,7 +21,8 @@
       frame=: checked against the local memory live in kernel FUNCTION (its demangled name starts
       with FUNCTION): its own frame, or none (a use after scope).
       table-frame=: checked against the frame of FUNCTION that a device function's frame table
-      placed the address in: live (out-of-bounds), or returned (use-after-scope).
+      placed the address in: live (out-of-bounds), or returned (use-after-scope); with
+      frame_offset=: against its array at that offset (and neighbour=, as above).
       table-frame-reused=: use-after-scope through a pointer whose frame (of FUNCTION) returned,
       the address inside the live frame a later call put where it was (frame tags).
 
@@ -284,6 +285,10 @@ def main():
                 return f"table frame {f}: reused should be {reused}"
             if reused and f.get("live"):
                 return f"table frame {f}: names the live frame, expected the pointer's (returned) frame"
+            if frame_offset is not None and f.get("array", {}).get("frame_offset") != frame_offset:
+                return f"table frame {f}: expected its array at frame offset {frame_offset}"
+            if neighbour is not None and f.get("array", {}).get("neighbour", {}).get("frame_offset") != neighbour:
+                return f"table frame {f}: expected an access into the neighbouring array at frame offset {neighbour}"
             return None if "allocation" not in e and "object" not in e else "an allocation or variable, expected a frame"
         if window:
             w = e.get("window", {})

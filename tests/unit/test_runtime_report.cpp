@@ -911,6 +911,66 @@ TEST_CASE("a device function's frame table: a returned frame, none, and a live f
   }
 }
 
+TEST_CASE("a frame table narrowed to one array: an overrun into its neighbour, a returned array", "[runtime]") {
+  // The lookup narrowed the frame to the array the pointer was in (the unit's table of frame
+  // arrays): the tag byte names that array, an object with its place in the frame.
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z11fill_handedi",
+          "entry": false, "ptx_line": 40, "file": 0, "line": 0, "column": 0, "instruction": "st.u32 [%rd4], %r4;",
+          "kind": "write", "size": 4, "space": "generic"}],
+          "objects": [{"function": "_Z5owneri", "entry": false, "object": {"name": "__local_depot1",
+          "bytes": 64, "dynamic": false, "space": "local", "frame_offset": 0, "frame_bytes": 128}}]})");
+  Metadata m;
+  const uint32_t state = abi::kMetaStateFrameTable << abi::kMetaStateShift;
+  {
+    // A write one past the array, into the other array of the same live frame.
+    auto r = record(0, 4, abi::kAccessWrite, 0x7f5839fffc60, 0x7f5839fffc20, 64, state | 1u << abi::kMetaTagShift);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::OutOfBounds);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("address is 0 bytes after the end of the 64-byte local array at frame offset 0 of owner(int) "
+                    "('__local_depot1', its arrays told apart where nvcc starts them), live on this thread's stack") !=
+          std::string::npos);
+    CHECK(text.find("(at offset 64 of the same 128-byte frame, in another of its arrays.") != std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["function"] == "owner(int)");
+    CHECK(j["table_frame"]["array"]["frame_offset"] == 0);
+    CHECK(j["table_frame"]["array"]["size"] == 64);
+    CHECK(j["table_frame"]["array"]["neighbour"]["frame_offset"] == 64);
+    CHECK(j["table_frame"]["array"]["neighbour"]["frame_bytes"] == 128);
+  }
+  {
+    // A read through a stale pointer into that array, whose frame has returned.
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffc2c, 0x7f5839fffc20, 64, state | 1u << abi::kMetaTagShift | 1);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    v.tableFrame = &t.objects[0];
+    CHECK(v.kind == ViolationKind::UseAfterScope);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("address is at offset 12 of the 64-byte local array at frame offset 0 of owner(int) "
+                    "('__local_depot1', its arrays told apart where nvcc starts them), which has returned") !=
+          std::string::npos);
+    CHECK(text.find("in another of its arrays") == std::string::npos);
+    auto j = toJson(v, fakeSymbol);
+    CHECK(j["table_frame"]["returned"] == true);
+    CHECK(j["table_frame"]["array"]["frame_offset"] == 0);
+    CHECK_FALSE(j["table_frame"]["array"].contains("neighbour"));
+  }
+  {
+    // At the boundary of two arrays: both, no object.
+    auto r = record(0, 4, abi::kAccessRead, 0x7f5839fffca0, 0x7f5839fffc20, 128, state);
+    Violation v = fromRecord(r, &t.sites[0], "m.cu", nullptr);
+    std::string text = formatText(v, m, fakeSymbol);
+    INFO(text);
+    CHECK(text.find("0 bytes after the end of the 128 bytes of local memory at 0x00007f5839fffc20 (an alloca'd "
+                    "block, or two frames or two arrays of a frame whose boundary the pointer was at)") !=
+          std::string::npos);
+    CHECK(toJson(v, fakeSymbol)["table_frame"]["unnamed"] == true);
+  }
+}
+
 TEST_CASE("a site table gives a local array's place and its frame's size", "[runtime]") {
   SiteTable t = sitesOfThisAbi(
       R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {}, "sites": [{"id": 0, "function": "_Z1kPi",
