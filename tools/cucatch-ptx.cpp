@@ -179,6 +179,14 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
     else
       fmt::print(stderr, "  kernel {}: registers not measured\n", k.name);
   }
+  for (const auto& [kernel, s] : r.stackReserves)
+    fmt::print(stderr, "  kernel {}: its stack under recursion grew by at most {:.3f}x + {} bytes: the runtime raises "
+                       "the stack limit to match\n",
+               kernel, s.ratioPerMille / 1000.0, s.extraBytes);
+  for (const auto& kernel : r.stackUnbounded)
+    fmt::print(stderr, "  kernel {}: its stack under recursion cannot be bounded (a recursive function with no frame "
+                       "of its own has one instrumented): a recursion at the stack limit may overflow it\n",
+               kernel);
   for (const auto& d : r.deviceFunctions)
     fmt::print(stderr, "  device function {}: {} registers instrumented, {} originally: limited to {} for the whole "
                        "module (ptxas -maxrregcount: {})\n", d.name, *d.instrumentedRegisters,

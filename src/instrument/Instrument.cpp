@@ -1,5 +1,7 @@
 #include "instrument/Instrument.h"
 
+#include <algorithm>
+
 #include "instrument/DeviceHeap.h"
 #include "instrument/ExternalCalls.h"
 #include "instrument/FrameTable.h"
@@ -10,6 +12,7 @@
 #include "instrument/MetadataParams.h"
 #include "instrument/RelocatableCalls.h"
 #include "instrument/SharedChecks.h"
+#include "instrument/StackReserve.h"
 #include "instrument/WarpSync.h"
 #include "runtime/cucatch_abi.h"
 
@@ -87,13 +90,31 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     limit.limits = setup->limits;
     limit.maxRegisterCount = setup->maxRegisterCount;
     limit.relocatable = setup->relocatable;
-    limit.instrumentedRegisters = setup->measureInstrumented(probe);
+    const PtxasCounts instrumented = setup->measureInstrumented(probe);
+    limit.instrumentedRegisters = instrumented.registers;
+    std::optional<PtxasCounts> original;
+    auto measuredOriginal = [&]() -> const PtxasCounts& {
+      if (!original) original = setup->measureOriginal();
+      return *original;
+    };
     // (Relocatable code: what kernels call is not in their measured counts, so the original's
     // largest blocks are always needed.)
     if (setup->relocatable || needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
-      limit.originalRegisters = setup->measureOriginal();
+      limit.originalRegisters = measuredOriginal().registers;
     unit.kernels = limitKernelRegisters(module, limit);
     unit.deviceFunctions = limitDeviceFunctionRegisters(module, limit);
+    if (!setup->relocatable && !kernelsWithUnsizedStack(probe).empty()) {
+      // The frames as compiled: a kernel capped above may spill into a larger one.
+      std::map<std::string, unsigned> frames = instrumented.stackFrames;
+      if (std::any_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; })) {
+        ptx::Module capped = module;
+        addUnitDeclarations(capped, unit);
+        frames = setup->measureInstrumented(capped).stackFrames;
+      }
+      StackReserves reserves = stackReserves(probe, measuredOriginal().stackFrames, frames);
+      unit.stackReserves = std::move(reserves.kernels);
+      unit.stackUnbounded = std::move(reserves.unbounded);
+    }
   }
   addUnitDeclarations(module, unit);
   return unit;

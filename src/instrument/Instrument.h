@@ -14,18 +14,23 @@
 
 namespace cucatch::instrument {
 
-// Each kernel's registers as the target's compiler assigns them, and in relocatable code each
-// device function's (the tools run ptxas; JIT mode would ask the driver).
-using RegisterCounts = std::map<std::string, unsigned>;
+// What the target's compiler gives a module's functions (the tools and JIT mode run ptxas): each
+// kernel's registers, and in relocatable code each device function's; and each function's own
+// stack frame in bytes (StackReserve.h).
+struct PtxasCounts {
+  std::map<std::string, unsigned> registers;
+  std::map<std::string, unsigned> stackFrames;
+};
 
 struct RegisterLimitSetup {
   RegisterFileLimits limits;
   std::optional<unsigned> maxRegisterCount;  // -maxrregcount in force
   bool relocatable = false;                  // ptxas --compile-only (-rdc)
   // The instrumented module (as it will be compiled, uncapped), and the original one; the
-  // original is only measured when some instrumented kernel may accept smaller blocks.
-  std::function<RegisterCounts(const ptx::Module& instrumented)> measureInstrumented;
-  std::function<RegisterCounts()> measureOriginal;
+  // original is only measured when some instrumented kernel may accept smaller blocks, or a
+  // kernel's stack depends on the stack limit (StackReserve.h).
+  std::function<PtxasCounts(const ptx::Module& instrumented)> measureInstrumented;
+  std::function<PtxasCounts()> measureOriginal;
 };
 
 struct InstrumentOptions {

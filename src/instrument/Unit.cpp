@@ -153,6 +153,8 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     if (k.instrumentedRegisters) kernel["instrumented_registers"] = *k.instrumentedRegisters;
     if (k.registerLimit) kernel["register_limit"] = *k.registerLimit;
     if (!k.boundedBy.empty()) kernel["bounded_by"] = k.boundedBy;
+    if (auto s = result.stackReserves.find(k.name); s != result.stackReserves.end())
+      kernel["stack"] = {{"ratio_per_mille", s->second.ratioPerMille}, {"extra_bytes", s->second.extraBytes}};
     kernels[k.name] = std::move(kernel);
   }
   return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},

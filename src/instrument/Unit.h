@@ -13,6 +13,7 @@
 
 #include "instrument/RegisterLimit.h"
 #include "instrument/Sequences.h"
+#include "instrument/StackReserve.h"
 #include "ptx/IR.h"
 
 namespace cucatch::instrument {
@@ -190,6 +191,10 @@ struct UnitResult {
   // there are 255 already.
   std::vector<Site> objects;
   uint8_t objectId(const Site& object);
+  // The kernels whose stack the runtime must raise the context's limit for (StackReserve.h),
+  // and those whose stack under recursion could not be bounded.
+  std::map<std::string, StackReserve> stackReserves;
+  std::vector<std::string> stackUnbounded;
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

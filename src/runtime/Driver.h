@@ -21,7 +21,8 @@ struct Driver {
   X(cuEventQuery) X(cuEventSynchronize) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemcpyAsync) X(cuMemsetD2D8Async) \
   X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuLibraryLoadData) X(cuLinkAddData) \
   X(cuLinkCreate) X(cuLinkComplete) X(cuLinkDestroy) X(cuModuleUnload) X(cuModuleGetFunction) \
-  X(cuLibraryGetModule) X(cuLibraryUnload) X(cuDeviceGetCount) X(cuStreamBatchMemOp)
+  X(cuLibraryGetModule) X(cuLibraryUnload) X(cuDeviceGetCount) X(cuStreamBatchMemOp) X(cuCtxGetLimit) \
+  X(cuCtxSetLimit)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE

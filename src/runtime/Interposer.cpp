@@ -376,6 +376,20 @@ HOOK(cuGetExportTable)(Fn real, const void** table, const CUuuid* id) {
   return r;
 }};
 
+// ---- the stack limit: raised for instrumented kernels that recurse (instrument/StackReserve.h),
+// the program's own value reported back --------------------------------------------------------
+
+HOOK(cuCtxSetLimit)(Fn real, CUlimit limit, size_t value) {
+  if (limit != CU_LIMIT_STACK_SIZE) return real(limit, value);
+  return rt().setStackLimit(value, [&](size_t bytes) { return real(limit, bytes); });
+}};
+HOOK(cuCtxGetLimit)(Fn real, size_t* value, CUlimit limit) {
+  CUresult r = real(value, limit);
+  if (r == CUDA_SUCCESS && value && limit == CU_LIMIT_STACK_SIZE)
+    if (std::optional<size_t> asked = rt().programStackLimit()) *value = *asked;
+  return r;
+}};
+
 // ---- synchronization: where violations recorded by kernels are reported ---------------------
 
 HOOK_BEFORE(cuCtxSynchronize, 13000, decltype(&::cuCtxSynchronize))(Fn real) {
@@ -910,7 +924,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
   X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
   X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)              \
-  X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease)
+  X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxSetLimit) X(cuCtxGetLimit)
 
 std::span<const HookEntry> allHooks() {
 #define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),

@@ -31,6 +31,10 @@ SiteTable SiteTable::parse(std::string_view text) {
       if (k.contains("registers")) r.registers = k["registers"].get<unsigned>();
       if (k.contains("register_limit")) r.registerLimit = k["register_limit"].get<unsigned>();
       r.boundedBy = k.value("bounded_by", std::string());
+      if (k.contains("stack")) {
+        r.stackRatioPerMille = k["stack"].value("ratio_per_mille", 1000u);
+        r.stackExtraBytes = k["stack"].value("extra_bytes", uint64_t(0));
+      }
       t.kernels[name] = r;
     }
   auto readObject = [](const nlohmann::json& o, Site& site) {

@@ -51,6 +51,10 @@ struct Site {
 struct KernelRecord {
   std::optional<unsigned> registers, registerLimit;
   std::string boundedBy;  // its own .maxntid / .reqntid / .maxnreg
+  // Where its stack under recursion grew (instrument/StackReserve.h): a stack of S bytes the
+  // original ran in takes at most S * stackRatioPerMille / 1000 + stackExtraBytes instrumented.
+  std::optional<uint32_t> stackRatioPerMille;
+  uint64_t stackExtraBytes = 0;
 };
 
 // An instrumented module's site table, parsed from its JSON. Throws std::runtime_error on

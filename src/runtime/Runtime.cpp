@@ -607,6 +607,12 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     }
     for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
+  std::vector<std::pair<uint32_t, uint64_t>> stackNeeds;
+  for (uint32_t unit : m.units)
+    if (auto t = units_.find(unit); t != units_.end())
+      for (const auto& [kernel, record] : t->second.kernels)
+        if (record.stackRatioPerMille) stackNeeds.emplace_back(*record.stackRatioPerMille, record.stackExtraBytes);
+  if (!stackNeeds.empty()) reserveStack(stackNeeds);
   abi::ModuleState s = current_->moduleState((options_.continueMode() ? abi::kFlagContinue : 0) |
                                              (options_.tags ? abi::kFlagHeapTags : 0));
   ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, current_->stream()), "publishing the runtime state to a module");
@@ -614,6 +620,86 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   restoreCapture(saved);
   log(fmt::format("registered instrumented module {} with {} compilation units and {} instrumented kernels",
                   static_cast<void*>(mod), m.units.size(), m.kernels.size()));
+}
+
+// ------------------------------------------------------------------------------ the stack limit
+
+size_t Runtime::StackLimit::neededFor(size_t bytes) const {
+  size_t needed = bytes;
+  for (const auto& [ratio, extra] : needs)
+    needed = std::max<size_t>(needed, (bytes * ratio + 999) / 1000 + extra);
+  return needed;
+}
+
+std::optional<uint64_t> Runtime::currentContextId() const {
+  CUcontext ctx = nullptr;
+  unsigned long long id = 0;
+  if (!d_.cuCtxGetCurrent || d_.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || d_.cuCtxGetId(ctx, &id) != CUDA_SUCCESS)
+    return std::nullopt;
+  return id;
+}
+
+void Runtime::reserveStack(const std::vector<std::pair<uint32_t, uint64_t>>& needs) {
+  std::optional<uint64_t> id = currentContextId();
+  if (!id || !d_.cuCtxGetLimit || !d_.cuCtxSetLimit) return;
+  StackLimit& s = stackLimits_[*id];
+  s.needs.insert(s.needs.end(), needs.begin(), needs.end());
+  size_t now = 0;
+  if (d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) return;
+  if (!s.asked) s.asked = now;
+  const size_t needed = s.neededFor(*s.asked);
+  if (needed <= now) return;
+  CUresult r = d_.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, needed);
+  if (r == CUDA_SUCCESS) {
+    s.raised = true;
+    log(fmt::format("stack limit {} -> {} bytes per thread: instrumented kernels that recurse need that for what the "
+                    "program's limit of {} allowed",
+                    now, needed, *s.asked));
+  } else if (!s.warned) {
+    s.warned = true;
+    writeStderr(fmt::format("cucatch: warning: raising the stack limit to {} bytes per thread, which instrumented "
+                            "kernels that recurse need to go as deep as they did in {} bytes, failed ({}): a "
+                            "recursion near the limit may run out of stack under cucatch only\n",
+                            needed, *s.asked, d_.errorName(r)));
+  }
+}
+
+CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_t)>& realSet) {
+  std::lock_guard lock(mutex_);
+  std::optional<uint64_t> id = currentContextId();
+  auto s = id ? stackLimits_.find(*id) : stackLimits_.end();
+  if (s == stackLimits_.end()) {
+    // No kernel needing more stack was registered here (yet): what the program asked, as asked;
+    // remembered, should one come.
+    CUresult r = realSet(bytes);
+    if (r == CUDA_SUCCESS && id) stackLimits_[*id].asked = bytes;
+    return r;
+  }
+  const size_t needed = s->second.neededFor(bytes);
+  CUresult r = realSet(needed);
+  if (r != CUDA_SUCCESS && needed > bytes) {
+    if (!s->second.warned) {
+      s->second.warned = true;
+      writeStderr(fmt::format("cucatch: warning: the stack limit of {} bytes per thread the program asked for was "
+                              "raised to {}, which instrumented kernels that recurse need, and that failed ({}): the "
+                              "program's own is set, and a recursion near it may run out of stack under cucatch only\n",
+                              bytes, needed, d_.errorName(r)));
+    }
+    r = realSet(bytes);
+  }
+  if (r == CUDA_SUCCESS) {
+    s->second.asked = bytes;
+    s->second.raised = needed > bytes;
+  }
+  return r;
+}
+
+std::optional<size_t> Runtime::programStackLimit() {
+  std::lock_guard lock(mutex_);
+  std::optional<uint64_t> id = currentContextId();
+  auto s = id ? stackLimits_.find(*id) : stackLimits_.end();
+  if (s == stackLimits_.end() || !s->second.raised) return std::nullopt;
+  return s->second.asked;
 }
 
 // ------------------------------------------------------------------------------ module loads

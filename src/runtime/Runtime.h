@@ -87,6 +87,15 @@ class Runtime {
   void contextEnding(CUcontext ctx);
   void primaryContextEnded(CUdevice device);
 
+  // ---- the stack limit (instrument/StackReserve.h) -------------------------------------------
+  // The program sets the current context's stack limit (cuCtxSetLimit): what it asked is kept,
+  // and `realSet` is given that raised to what the kernels of the modules registered there need
+  // to run a recursion as deep as the original's would run in it.
+  CUresult setStackLimit(size_t bytes, const std::function<CUresult(size_t)>& realSet);
+  // The current context's stack limit as the program sees it (cuCtxGetLimit): what it asked, or
+  // what the driver had before cucatch raised it; none where cucatch did not raise it.
+  std::optional<size_t> programStackLimit();
+
   // ---- results -----------------------------------------------------------------------------
   // After any wrapped call: a launch failure makes the runtime look for violation records.
   CUresult after(CUresult result);
@@ -161,6 +170,20 @@ class Runtime {
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
+  // The stack limit of a context, where a registered module's kernels need it raised: the
+  // limit the program asked for (or the driver's before cucatch changed it), what the kernels
+  // need for it (ratio per mille, extra bytes), and whether cucatch raised it.
+  struct StackLimit {
+    std::optional<size_t> asked;
+    std::vector<std::pair<uint32_t, uint64_t>> needs;
+    bool raised = false;
+    bool warned = false;
+    size_t neededFor(size_t bytes) const;
+  };
+  std::optional<uint64_t> currentContextId() const;
+  // After registering a module whose kernels need more stack under recursion (`needs`): the
+  // current context's limit raised to match.
+  void reserveStack(const std::vector<std::pair<uint32_t, uint64_t>>& needs);
   const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
   bool untagWord(unsigned char* p);
@@ -198,6 +221,7 @@ class Runtime {
   Driver d_;
   std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;
+  std::unordered_map<uint64_t, StackLimit> stackLimits_;  // by context id
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A

@@ -38,12 +38,19 @@ std::string findPtxas(const std::string& nvccHint) {
 RegisterCounts parseVerboseOutput(const std::string& text) {
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
   static const std::regex used(R"(Used (\d+) registers)");
+  static const std::regex properties(R"(Function properties for (\S+))");
+  static const std::regex frame(R"(^\s*(\d+) bytes stack frame)");
   RegisterCounts out;
-  std::string current;
+  std::string current, function;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
-    if (std::regex_search(line, m, entry)) {
+    if (std::regex_search(line, m, properties)) {
+      function = m[1];
+    } else if (!function.empty() && std::regex_search(line, m, frame)) {
+      out.stackFrames[function] = static_cast<unsigned>(std::stoul(m[1]));
+      function.clear();
+    } else if (std::regex_search(line, m, entry)) {
       current = m[1];
     } else if (!current.empty() && std::regex_search(line, m, used)) {
       out.kernels[current] = static_cast<unsigned>(std::stoul(m[1]));

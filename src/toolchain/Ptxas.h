@@ -25,6 +25,9 @@ struct RegisterCounts {
   // Why the object's counts could not be read (a layout this reader does not know): the device
   // functions are then not measured, which the caller must say.
   std::string deviceFunctionsUnread;
+  // Every function's own stack frame in bytes (kernels and device functions, as ptxas -v prints
+  // "Function properties for NAME" and then "N bytes stack frame").
+  std::map<std::string, unsigned> stackFrames;
 };
 
 // Compiles `ptx` with `ptxas -arch=ARCH -v OPTIONS` and reads each kernel's register count from
@@ -37,7 +40,8 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
                                 const std::string& what);
 
 // Parses `ptxas -v` output: "Compiling entry function 'NAME' for 'sm_XX'" followed (before the
-// next entry) by "Used N registers".
+// next entry) by "Used N registers"; and "Function properties for NAME" followed by "N bytes
+// stack frame".
 RegisterCounts parseVerboseOutput(const std::string& text);
 
 // The -maxrregcount in a ptxas option list (-maxrregcount=N, -maxrregcount N, --maxrregcount ...).

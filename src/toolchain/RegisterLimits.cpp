@@ -25,7 +25,7 @@ instrument::RegisterLimitSetup ptxasRegisterLimits(const std::string& ptxas, con
                          "calling one may not launch with the blocks it did\n",
                  sourceName, counts.deviceFunctionsUnread);
     counts.kernels.merge(counts.deviceFunctions);
-    return counts.kernels;
+    return instrument::PtxasCounts{std::move(counts.kernels), std::move(counts.stackFrames)};
   };
   setup.measureInstrumented = [ptxas, arch, options, everyFunction](const ptx::Module& instrumented) {
     return everyFunction(measureRegisters(ptxas, arch, options, ptx::print(instrumented), "the instrumented module"));

@@ -1,6 +1,7 @@
 // Launch validity arithmetic (instrument/RegisterLimit), and finding ptxas and reading its
 // verbose output (toolchain/SearchPath, toolchain/Ptxas): the register cap that keeps an
-// instrumented kernel launchable with every block size its original accepted.
+// instrumented kernel launchable with every block size its original accepted, and the stack a
+// kernel that recurses needs (instrument/StackReserve).
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "instrument/RegisterLimit.h"
+#include "instrument/StackReserve.h"
 #include "ptx/Parser.h"
 #include "toolchain/Ptxas.h"
 #include "toolchain/SearchPath.h"
@@ -343,6 +345,98 @@ TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {
       "ptxas info    : Used 4 registers, used 1 barriers, 16424 bytes smem\n";
   auto r = cucatch::toolchain::parseVerboseOutput(text);
   CHECK(r.kernels == std::map<std::string, unsigned>{{"_Z1kPi", 27}, {"other", 4}});
+  // Every function's own frame, kernels' too.
+  CHECK(r.stackFrames == std::map<std::string, unsigned>{{"_Z1kPi", 0}, {"_Z6helperv", 8}});
+}
+
+namespace {
+
+// A kernel `rec` calling a recursive function `down` that calls a leaf `leaf`; a kernel `flat`
+// calling only the leaf; a kernel `virt` making an indirect call.
+const char* kRecursion = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func leaf()
+{
+ret;
+}
+.func down(.param .b32 down_param_0)
+{
+.reg .b32 %r<3>;
+.reg .pred %p<2>;
+ld.param.u32 %r1, [down_param_0];
+setp.eq.s32 %p1, %r1, 0;
+@%p1 bra $done;
+add.s32 %r2, %r1, -1;
+{
+.param .b32 param0;
+st.param.b32 [param0], %r2;
+call.uni down, (param0);
+}
+$done:
+call.uni leaf, ();
+ret;
+}
+.visible .entry rec()
+{
+{
+.param .b32 param0;
+st.param.b32 [param0], 3;
+call.uni down, (param0);
+}
+ret;
+}
+.visible .entry flat()
+{
+call.uni leaf, ();
+ret;
+}
+.visible .entry virt(.param .u64 virt_param_0)
+{
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [virt_param_0];
+proto: .callprototype _ ();
+call.uni %rd1, (), proto;
+ret;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("the stack a kernel that recurses needs instrumented", "[stack-reserve]") {
+  auto parsed = cucatch::ptx::parseModule(kRecursion, "r.ptx");
+  REQUIRE(parsed.ok());
+  const auto& m = *parsed.module;
+  // ptxas sizes `flat`'s stack itself; `rec` recurses, `virt` calls through a pointer.
+  CHECK(kernelsWithUnsizedStack(m) == std::vector<std::string>{"rec", "virt"});
+  // Frames grew: the recursive function 100 -> 150 bytes (1.5x), the kernel 0 -> 112 and the
+  // leaf 0 -> 16 (each on a path at most once: added whole).
+  std::map<std::string, unsigned> original{{"rec", 0}, {"down", 100}, {"leaf", 0}, {"flat", 0}, {"virt", 0}};
+  std::map<std::string, unsigned> instrumented{{"rec", 112}, {"down", 150}, {"leaf", 16}, {"flat", 0}, {"virt", 0}};
+  StackReserves r = stackReserves(m, original, instrumented);
+  REQUIRE(r.kernels.count("rec"));
+  CHECK(r.kernels["rec"].ratioPerMille == 1500);
+  CHECK(r.kernels["rec"].extraBytes == 128);
+  // `virt` may reach every device function: `down` too.
+  REQUIRE(r.kernels.count("virt"));
+  CHECK(r.kernels["virt"].ratioPerMille == 1500);
+  CHECK(r.kernels["virt"].extraBytes == 16);
+  CHECK_FALSE(r.kernels.count("flat"));
+  CHECK(r.unbounded.empty());
+  // Rounded up: 100 -> 133 bytes is 1.33x.
+  instrumented["down"] = 133;
+  CHECK(stackReserves(m, original, instrumented).kernels["rec"].ratioPerMille == 1330);
+  instrumented["down"] = 101;
+  original["down"] = 300;
+  CHECK(stackReserves(m, original, instrumented).kernels["rec"].ratioPerMille == 1000);
+  // No frame changed: nothing to raise.
+  CHECK(stackReserves(m, original, original).kernels.empty());
+  // A recursive function with no frame of its own in the original says nothing of how deep it
+  // went: unbounded.
+  original["down"] = 0;
+  r = stackReserves(m, original, instrumented);
+  CHECK(r.unbounded == std::vector<std::string>{"rec", "virt"});
+  CHECK(r.kernels.empty());
 }
 
 TEST_CASE("ptxas options: the -maxrregcount in force", "[ptxas]") {

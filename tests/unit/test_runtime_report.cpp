@@ -82,8 +82,8 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   cucatch::instrument::InstrumentOptions options;
   cucatch::instrument::RegisterLimitSetup setup;
   setup.limits = *cucatch::instrument::registerFileLimits("sm_80");
-  setup.measureInstrumented = [](const cucatch::ptx::Module&) { return cucatch::instrument::RegisterCounts{{"k", 70}}; };
-  setup.measureOriginal = [] { return cucatch::instrument::RegisterCounts{{"k", 12}}; };
+  setup.measureInstrumented = [](const cucatch::ptx::Module&) { return cucatch::instrument::PtxasCounts{{{"k", 70}}, {}}; };
+  setup.measureOriginal = [] { return cucatch::instrument::PtxasCounts{{{"k", 12}}, {}}; };
   options.registerLimit = setup;
   auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
   REQUIRE(result.sites.size() == 1);
@@ -969,6 +969,16 @@ TEST_CASE("a frame table narrowed to one array: an overrun into its neighbour, a
           std::string::npos);
     CHECK(toJson(v, fakeSymbol)["table_frame"]["unnamed"] == true);
   }
+}
+
+TEST_CASE("a site table gives the stack a kernel that recurses needs", "[runtime]") {
+  SiteTable t = sitesOfThisAbi(
+      R"("module": "m.cu", "unit": 1, "files": {}, "kernels": {"_Z3recv": {"registers": 30, "stack":
+          {"ratio_per_mille": 1500, "extra_bytes": 128}}, "_Z4flatv": {}}, "sites": [], "objects": []})");
+  REQUIRE(t.kernels.count("_Z3recv"));
+  CHECK(t.kernels["_Z3recv"].stackRatioPerMille == 1500u);
+  CHECK(t.kernels["_Z3recv"].stackExtraBytes == 128u);
+  CHECK_FALSE(t.kernels["_Z4flatv"].stackRatioPerMille);
 }
 
 TEST_CASE("a site table gives a local array's place and its frame's size", "[runtime]") {

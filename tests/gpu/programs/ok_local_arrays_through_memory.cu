@@ -6,6 +6,10 @@
 // also where the next array starts: both are the pointer's bounds), from the middle of an array
 // in both directions, and the same again from a recursion's deeper frames. A check against the
 // wrong one of two adjacent arrays would report one of these.
+// The recursion goes as deep as the default stack limit (1 KiB) allows plain (3 levels of a
+// 312-byte frame, 1016 bytes with the callee's, ptxas 13.0 -O3 sm_90), then as deep as a limit of
+// 2 KiB the program sets allows: instrumented, its frames need more (the frame table), which the
+// runtime gives it by raising the limit it reports unchanged (instrument/StackReserve.h).
 #include "common.h"
 __device__ int* starts[64];
 __device__ int* ends[64];
@@ -39,15 +43,25 @@ __device__ __noinline__ int owner(int n, int depth) {
   s += walk(n);
   return s + a[(n + t) & 15] + b[(n + 2 * t) & 15];
 }
-__global__ void arrays_through_memory(int* out, int n) { out[threadIdx.x] = owner(n, 1); }
-int main() {
-  int* out;
-  CHECK(cudaMalloc(&out, 64 * sizeof(int)));
-  arrays_through_memory<<<1, 64>>>(out, 16);
-  CHECK(cudaDeviceSynchronize());
+__global__ void arrays_through_memory(int* out, int n, int depth) { out[threadIdx.x] = owner(n, depth); }
+long checksum(const int* out) {
   int host[64];
   CHECK(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost));
   long sum = 0;
   for (int v : host) sum = sum * 31 + v;
-  std::printf("checksum %ld\n", sum);
+  return sum;
+}
+int main() {
+  int* out;
+  CHECK(cudaMalloc(&out, 64 * sizeof(int)));
+  arrays_through_memory<<<1, 64>>>(out, 16, 2);
+  CHECK(cudaDeviceSynchronize());
+  size_t limit = 0;
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitStackSize));
+  std::printf("stack limit %zu: checksum %ld\n", limit, checksum(out));
+  CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 2048));
+  CHECK(cudaDeviceGetLimit(&limit, cudaLimitStackSize));
+  arrays_through_memory<<<1, 64>>>(out, 16, 5);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("stack limit %zu: checksum %ld\n", limit, checksum(out));
 }
