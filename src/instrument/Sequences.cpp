@@ -1271,7 +1271,8 @@ std::string frameArrayTableDefinition(uint32_t unit, const FrameArrayTable& arra
 // %u4): the array of the frame the address is in, or is one past the end of (both arrays where
 // it is at the start of one, which is also one past the end of the one before: the pointer may
 // be either's; object 0), where the unit's table gives the frame's arrays and the address is not
-// before the first. (Registers the scan used are free here.)
+// before the first. (Registers the scan used are free here. A plain global load: `.nc` would
+// need sm_32, and cucatch instruments sm_20 and later.)
 std::string frameArrayNarrowing(uint32_t unit, const FrameArrayTable& arrays) {
   if (arrays.empty()) return {};
   return fmt::format(
@@ -1281,7 +1282,7 @@ std::string frameArrayNarrowing(uint32_t unit, const FrameArrayTable& arrays) {
       "mov.u64 %t0, {table};\n"
       "mul.wide.u32 %t2, %u11, 4;\n"
       "add.s64 %t2, %t2, %t0;\n"
-      "ld.global.nc.u32 %u0, [%t2];\n"
+      "ld.global.u32 %u0, [%t2];\n"
       "and.b32 %u3, %u0, 65535;\n"
       "shr.u32 %u1, %u0, 16;\n"
       "sub.u32 %u6, %u4, %u8;\n"
@@ -1293,7 +1294,7 @@ std::string frameArrayNarrowing(uint32_t unit, const FrameArrayTable& arrays) {
       "@%p0 bra $arrays_done;\n"
       "mul.wide.u32 %t2, %u3, 4;\n"
       "add.s64 %t2, %t2, %t0;\n"
-      "ld.global.nc.u32 %u0, [%t2];\n"
+      "ld.global.u32 %u0, [%t2];\n"
       "add.u32 %u3, %u3, 1;\n"
       "and.b32 %u2, %u0, 16777215;\n"
       "setp.gt.u32 %p0, %u2, %u6;\n"

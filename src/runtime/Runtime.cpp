@@ -607,12 +607,17 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     }
     for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
-  std::vector<std::pair<uint32_t, uint64_t>> stackNeeds;
+  uint32_t stackRatio = 1000;
+  uint64_t stackExtra = 0;
   for (uint32_t unit : m.units)
     if (auto t = units_.find(unit); t != units_.end())
       for (const auto& [kernel, record] : t->second.kernels)
-        if (record.stackRatioPerMille) stackNeeds.emplace_back(*record.stackRatioPerMille, record.stackExtraBytes);
-  if (!stackNeeds.empty()) reserveStack(stackNeeds);
+        if (record.stackRatioPerMille) {
+          m.stackReserved = true;
+          stackRatio = std::max(stackRatio, *record.stackRatioPerMille);
+          stackExtra = std::max(stackExtra, record.stackExtraBytes);
+        }
+  if (m.stackReserved) reserveStack(stackRatio, stackExtra);
   abi::ModuleState s = current_->moduleState((options_.continueMode() ? abi::kFlagContinue : 0) |
                                              (options_.tags ? abi::kFlagHeapTags : 0));
   ours(d_.cuMemcpyHtoDAsync(state, &s, sizeof s, current_->stream()), "publishing the runtime state to a module");
@@ -624,13 +629,6 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
 
 // ------------------------------------------------------------------------------ the stack limit
 
-size_t Runtime::StackLimit::neededFor(size_t bytes) const {
-  size_t needed = bytes;
-  for (const auto& [ratio, extra] : needs)
-    needed = std::max<size_t>(needed, (bytes * ratio + 999) / 1000 + extra);
-  return needed;
-}
-
 std::optional<uint64_t> Runtime::currentContextId() const {
   CUcontext ctx = nullptr;
   unsigned long long id = 0;
@@ -639,19 +637,23 @@ std::optional<uint64_t> Runtime::currentContextId() const {
   return id;
 }
 
-void Runtime::reserveStack(const std::vector<std::pair<uint32_t, uint64_t>>& needs) {
+void Runtime::reserveStack(uint32_t ratioPerMille, uint64_t extraBytes) {
   std::optional<uint64_t> id = currentContextId();
   if (!id || !d_.cuCtxGetLimit || !d_.cuCtxSetLimit) return;
   StackLimit& s = stackLimits_[*id];
-  s.needs.insert(s.needs.end(), needs.begin(), needs.end());
+  // (The largest ratio and the largest extra: a bound for every kernel, if not the tightest.)
+  s.ratioPerMille = std::max(s.ratioPerMille, ratioPerMille);
+  s.extraBytes = std::max(s.extraBytes, extraBytes);
   size_t now = 0;
   if (d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) return;
-  if (!s.asked) s.asked = now;
+  // Not as cucatch left it: the driver raised it for a launch since; the program would see that.
+  if (!s.asked || (s.left && now != *s.left)) s.asked = now;
+  s.left = now;
   const size_t needed = s.neededFor(*s.asked);
   if (needed <= now) return;
   CUresult r = d_.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, needed);
   if (r == CUDA_SUCCESS) {
-    s.raised = true;
+    s.left = needed;
     log(fmt::format("stack limit {} -> {} bytes per thread: instrumented kernels that recurse need that for what the "
                     "program's limit of {} allowed",
                     now, needed, *s.asked));
@@ -672,11 +674,12 @@ CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_
     // No kernel needing more stack was registered here (yet): what the program asked, as asked;
     // remembered, should one come.
     CUresult r = realSet(bytes);
-    if (r == CUDA_SUCCESS && id) stackLimits_[*id].asked = bytes;
+    if (r == CUDA_SUCCESS && id) stackLimits_[*id].asked = stackLimits_[*id].left = bytes;
     return r;
   }
   const size_t needed = s->second.neededFor(bytes);
   CUresult r = realSet(needed);
+  size_t set = needed;
   if (r != CUDA_SUCCESS && needed > bytes) {
     if (!s->second.warned) {
       s->second.warned = true;
@@ -686,10 +689,11 @@ CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_
                               bytes, needed, d_.errorName(r)));
     }
     r = realSet(bytes);
+    set = bytes;
   }
   if (r == CUDA_SUCCESS) {
     s->second.asked = bytes;
-    s->second.raised = needed > bytes;
+    s->second.left = set;
   }
   return r;
 }
@@ -698,7 +702,10 @@ std::optional<size_t> Runtime::programStackLimit() {
   std::lock_guard lock(mutex_);
   std::optional<uint64_t> id = currentContextId();
   auto s = id ? stackLimits_.find(*id) : stackLimits_.end();
-  if (s == stackLimits_.end() || !s->second.raised) return std::nullopt;
+  if (s == stackLimits_.end() || !s->second.left || !s->second.asked) return std::nullopt;
+  // Where the driver raised it since, that is what the program would read (and what the
+  // kernels' reserve is for from now on).
+  reserveStack();
   return s->second.asked;
 }
 
@@ -941,6 +948,9 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
                     m && m->instrumented && !instrumented ? " (the kernel itself is not instrumented)" : "",
                     params != paramsIn || extra != extraIn ? ", arguments untagged" : ""));
   }
+  // The driver may have raised the stack limit for a launch since (a kernel with a larger static
+  // stack): the reserve follows.
+  if (m && m->stackReserved) reserveStack();
   if (instrumented) {
     const std::string& name = kernelName(f);
     bool seen = false;

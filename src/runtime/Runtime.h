@@ -139,6 +139,8 @@ class Runtime {
     // One of its uninstrumented kernels was named (once per module: a static library linked
     // into instrumented code has many).
     bool namedUninstrumented = false;
+    // Some kernel of it needs more stack under recursion (instrument/StackReserve.h).
+    bool stackReserved = false;
   };
   // The tables of the current context, made on its first allocation or launch (current_);
   // false when there is no current context or its tables could not be made.
@@ -172,18 +174,22 @@ class Runtime {
   void registerModule(CUmodule module, Module& m);
   // The stack limit of a context, where a registered module's kernels need it raised: the
   // limit the program asked for (or the driver's before cucatch changed it), what the kernels
-  // need for it (ratio per mille, extra bytes), and whether cucatch raised it.
+  // need for it (ratio per mille, extra bytes; the largest of each), and the limit as cucatch
+  // last left it (a different one since: the driver raised it for a launch, as it does for a
+  // kernel whose static stack is larger, which the original program would have seen too).
   struct StackLimit {
     std::optional<size_t> asked;
-    std::vector<std::pair<uint32_t, uint64_t>> needs;
-    bool raised = false;
+    uint32_t ratioPerMille = 1000;
+    uint64_t extraBytes = 0;
+    std::optional<size_t> left;
     bool warned = false;
-    size_t neededFor(size_t bytes) const;
+    size_t neededFor(size_t bytes) const { return std::max(bytes, (bytes * ratioPerMille + 999) / 1000 + extraBytes); }
   };
   std::optional<uint64_t> currentContextId() const;
-  // After registering a module whose kernels need more stack under recursion (`needs`): the
-  // current context's limit raised to match.
-  void reserveStack(const std::vector<std::pair<uint32_t, uint64_t>>& needs);
+  // The current context's limit raised to what its registered modules' kernels that recurse need
+  // (`ratioPerMille`, `extraBytes`: one more module's, or none), for what the program asked; from
+  // a module's registration and before each launch of such a kernel.
+  void reserveStack(uint32_t ratioPerMille = 1000, uint64_t extraBytes = 0);
   const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
   bool untagWord(unsigned char* p);
