@@ -29,6 +29,12 @@ class CallGraph {
           callees_[f->name].insert(c.callee->text);
       }
     }
+    // (Once: which functions a cycle goes through. A walk from each function, not from each
+    // function of each kernel's path.)
+    for (const auto& [f, callees] : callees_)
+      if (reachedFrom(f).count(f)) cyclic_.insert(f);
+    for (const auto& f : indirect_)
+      if (reachedFrom(f).count(f)) cyclic_.insert(f);
   }
 
   std::set<std::string> successors(const std::string& f) const {
@@ -51,13 +57,14 @@ class CallGraph {
     return seen;
   }
 
-  bool inCycle(const std::string& f) const { return reachedFrom(f).count(f) != 0; }
+  bool inCycle(const std::string& f) const { return cyclic_.count(f) != 0; }
   bool callsIndirectly(const std::string& f) const { return indirect_.count(f) != 0; }
 
  private:
   std::map<std::string, std::set<std::string>> callees_;
   std::set<std::string> indirect_;
   std::set<std::string> deviceFunctions_;
+  std::set<std::string> cyclic_;
 };
 
 bool unsized(const CallGraph& graph, const std::string& kernel) {
