@@ -646,17 +646,23 @@ void Runtime::reserveStack(uint32_t ratioPerMille, uint64_t extraBytes) {
   s.extraBytes = std::max(s.extraBytes, extraBytes);
   size_t now = 0;
   if (d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) return;
-  // Not as cucatch left it: the driver raised it for a launch since; the program would see that.
-  if (!s.asked || (s.left && now != *s.left)) s.asked = now;
+  // Above what cucatch left: the driver raised it for a launch since; the program would see that.
+  // (What cucatch left is read back after it set it: the driver rounds it up.)
+  if (!s.asked || (s.left && now > *s.left)) {
+    s.asked = now;
+    s.raised = false;
+  }
   s.left = now;
   const size_t needed = s.neededFor(*s.asked);
   if (needed <= now) return;
   CUresult r = d_.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, needed);
   if (r == CUDA_SUCCESS) {
-    s.left = needed;
-    log(fmt::format("stack limit {} -> {} bytes per thread: instrumented kernels that recurse need that for what the "
-                    "program's limit of {} allowed",
-                    now, needed, *s.asked));
+    const size_t before = now;
+    s.left = d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS ? now : needed;
+    s.raised = true;
+    log(fmt::format("stack limit {} -> {} bytes per thread (the driver's rounding of {}): instrumented kernels that "
+                    "recurse need that for what the program's limit of {} allowed",
+                    before, *s.left, needed, *s.asked));
   } else if (!s.warned) {
     s.warned = true;
     writeStderr(fmt::format("cucatch: warning: raising the stack limit to {} bytes per thread, which instrumented "
@@ -674,7 +680,12 @@ CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_
     // No kernel needing more stack was registered here (yet): what the program asked, as asked;
     // remembered, should one come.
     CUresult r = realSet(bytes);
-    if (r == CUDA_SUCCESS && id) stackLimits_[*id].asked = stackLimits_[*id].left = bytes;
+    size_t now = bytes;
+    if (r == CUDA_SUCCESS && id) {
+      if (d_.cuCtxGetLimit) d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE);
+      stackLimits_[*id].asked = bytes;
+      stackLimits_[*id].left = now;
+    }
     return r;
   }
   const size_t needed = s->second.neededFor(bytes);
@@ -693,7 +704,9 @@ CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_
   }
   if (r == CUDA_SUCCESS) {
     s->second.asked = bytes;
-    s->second.left = set;
+    s->second.raised = set > bytes;
+    size_t now = 0;
+    s->second.left = d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS ? now : set;
   }
   return r;
 }
@@ -706,6 +719,7 @@ std::optional<size_t> Runtime::programStackLimit() {
   // Where the driver raised it since, that is what the program would read (and what the
   // kernels' reserve is for from now on).
   reserveStack();
+  if (!s->second.raised) return std::nullopt;
   return s->second.asked;
 }
 

@@ -182,6 +182,7 @@ class Runtime {
     uint32_t ratioPerMille = 1000;
     uint64_t extraBytes = 0;
     std::optional<size_t> left;
+    bool raised = false;  // the limit is what cucatch set, above the program's
     bool warned = false;
     size_t neededFor(size_t bytes) const { return std::max(bytes, (bytes * ratioPerMille + 999) / 1000 + extraBytes); }
   };

@@ -351,12 +351,16 @@ TEST_CASE("ptxas -v output gives each kernel's registers", "[ptxas]") {
 
 namespace {
 
-// A kernel `rec` calling a recursive function `down` that calls a leaf `leaf`; a kernel `flat`
-// calling only the leaf; a kernel `virt` making an indirect call.
+// A kernel `rec` calling a recursive function `down` that calls a leaf `leaf`, and another leaf
+// `side`; a kernel `flat` calling only the leaf; a kernel `virt` making an indirect call.
 const char* kRecursion = R"(.version 8.0
 .target sm_90
 .address_size 64
 .func leaf()
+{
+ret;
+}
+.func side()
 {
 ret;
 }
@@ -384,6 +388,7 @@ ret;
 st.param.b32 [param0], 3;
 call.uni down, (param0);
 }
+call.uni side, ();
 ret;
 }
 .visible .entry flat()
@@ -410,17 +415,20 @@ TEST_CASE("the stack a kernel that recurses needs instrumented", "[stack-reserve
   // ptxas sizes `flat`'s stack itself; `rec` recurses, `virt` calls through a pointer.
   CHECK(kernelsWithUnsizedStack(m) == std::vector<std::string>{"rec", "virt"});
   // Frames grew: the recursive function 100 -> 150 bytes (1.5x), the kernel 0 -> 112 and the
-  // leaf 0 -> 16 (each on a path at most once: added whole).
-  std::map<std::string, unsigned> original{{"rec", 0}, {"down", 100}, {"leaf", 0}, {"flat", 0}, {"virt", 0}};
-  std::map<std::string, unsigned> instrumented{{"rec", 112}, {"down", 150}, {"leaf", 16}, {"flat", 0}, {"virt", 0}};
+  // leaves 0 -> 16 and 0 -> 40 (each on a path at most once: added whole, along the heaviest
+  // path: rec, down's cycle, leaf is 112 + 16; rec, side is 112 + 40).
+  std::map<std::string, unsigned> original{{"rec", 0},  {"down", 100}, {"leaf", 0},
+                                           {"side", 0}, {"flat", 0},   {"virt", 0}};
+  std::map<std::string, unsigned> instrumented{{"rec", 112}, {"down", 150}, {"leaf", 16},
+                                               {"side", 40}, {"flat", 0},   {"virt", 0}};
   StackReserves r = stackReserves(m, original, instrumented);
   REQUIRE(r.kernels.count("rec"));
   CHECK(r.kernels["rec"].ratioPerMille == 1500);
-  CHECK(r.kernels["rec"].extraBytes == 128);
-  // `virt` may reach every device function: `down` too.
+  CHECK(r.kernels["rec"].extraBytes == 152);
+  // `virt` may reach every device function: `down` too, and `side`.
   REQUIRE(r.kernels.count("virt"));
   CHECK(r.kernels["virt"].ratioPerMille == 1500);
-  CHECK(r.kernels["virt"].extraBytes == 16);
+  CHECK(r.kernels["virt"].extraBytes == 40);
   CHECK_FALSE(r.kernels.count("flat"));
   CHECK(r.unbounded.empty());
   // Rounded up: 100 -> 133 bytes is 1.33x.
