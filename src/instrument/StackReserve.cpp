@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "instrument/Unit.h"
 #include "ptx/InstrInfo.h"
 
 namespace cucatch::instrument {
@@ -153,6 +154,15 @@ unsigned frameOf(const std::map<std::string, unsigned>& frames, const std::strin
   return it == frames.end() ? 0 : it->second;
 }
 
+// The frame `f` had in the original: its own, or, for the entry point that takes its pointers'
+// bounds from its callers (RelocatableCalls.h: NAME__cc_meta, which has NAME's body; NAME became
+// a forwarder to it), NAME's.
+unsigned originalFrameOf(const std::map<std::string, unsigned>& original, const std::string& f) {
+  if (f.size() > kMetadataEntrySuffix.size() && f.ends_with(kMetadataEntrySuffix) && !original.count(f))
+    return frameOf(original, f.substr(0, f.size() - kMetadataEntrySuffix.size()));
+  return frameOf(original, f);
+}
+
 }  // namespace
 
 std::vector<std::string> kernelsWithUnsizedStack(const Module& module) {
@@ -173,7 +183,7 @@ StackReserves stackReserves(const Module& instrumented, const std::map<std::stri
     StackReserve r;
     bool grew = false, bounded = true;
     for (const auto& f : path) {
-      const uint64_t now = frameOf(frames, f), before = frameOf(original, f);
+      const uint64_t now = frameOf(frames, f), before = originalFrameOf(original, f);
       grew |= now != before;
       if (!graph.inCycle(f)) continue;
       if (before)

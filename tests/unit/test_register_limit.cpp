@@ -439,6 +439,37 @@ TEST_CASE("the stack a kernel that recurses needs instrumented", "[stack-reserve
   CHECK(stackReserves(m, original, instrumented).kernels["rec"].ratioPerMille == 1000);
   // No frame changed: nothing to raise.
   CHECK(stackReserves(m, original, original).kernels.empty());
+  // A recursive function's entry point that takes its bounds from its callers (relocatable code:
+  // NAME__cc_meta has NAME's body) is measured against NAME's original frame.
+  {
+    auto meta = cucatch::ptx::parseModule(
+        R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .func down__cc_meta()
+{
+call.uni down__cc_meta, ();
+ret;
+}
+.visible .func down()
+{
+call.uni down__cc_meta, ();
+ret;
+}
+.visible .entry k()
+{
+call.uni down, ();
+ret;
+}
+)",
+        "m.ptx");
+    REQUIRE(meta.ok());
+    StackReserves mr = stackReserves(*meta.module, {{"down", 40}, {"k", 0}}, {{"down__cc_meta", 60}, {"down", 8}, {"k", 0}});
+    CHECK(mr.unbounded.empty());
+    REQUIRE(mr.kernels.count("k"));
+    CHECK(mr.kernels["k"].ratioPerMille == 1500);
+    CHECK(mr.kernels["k"].extraBytes == 8);
+  }
   // A recursive function with no frame of its own in the original says nothing of how deep it
   // went: unbounded.
   original["down"] = 0;
