@@ -641,72 +641,54 @@ void Runtime::reserveStack(uint32_t ratioPerMille, uint64_t extraBytes) {
   std::optional<uint64_t> id = currentContextId();
   if (!id || !d_.cuCtxGetLimit || !d_.cuCtxSetLimit) return;
   StackLimit& s = stackLimits_[*id];
-  // (The largest ratio and the largest extra: a bound for every kernel, if not the tightest.)
-  s.ratioPerMille = std::max(s.ratioPerMille, ratioPerMille);
-  s.extraBytes = std::max(s.extraBytes, extraBytes);
+  s.need(ratioPerMille, extraBytes);
   size_t now = 0;
   if (d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) return;
-  // Above what cucatch left: the driver raised it for a launch since; the program would see that.
-  // (What cucatch left is read back after it set it: the driver rounds it up.)
-  if (!s.asked || (s.left && now > *s.left)) {
-    s.asked = now;
-    s.raised = false;
-  }
-  s.left = now;
-  const size_t needed = s.neededFor(*s.asked);
-  if (needed <= now) return;
-  CUresult r = d_.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, needed);
+  s.observed(now);
+  const std::optional<size_t> needed = s.toSet();
+  if (!needed) return;
+  CUresult r = d_.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, *needed);
   if (r == CUDA_SUCCESS) {
-    const size_t before = now;
-    s.left = d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS ? now : needed;
-    s.raised = true;
+    size_t readBack = *needed;
+    d_.cuCtxGetLimit(&readBack, CU_LIMIT_STACK_SIZE);
+    s.setDone(*s.asked(), *needed, readBack);
     log(fmt::format("stack limit {} -> {} bytes per thread (the driver's rounding of {}): instrumented kernels that "
                     "recurse need that for what the program's limit of {} allowed",
-                    before, *s.left, needed, *s.asked));
+                    now, readBack, *needed, *s.asked()));
   } else if (!s.warned) {
     s.warned = true;
     writeStderr(fmt::format("cucatch: warning: raising the stack limit to {} bytes per thread, which instrumented "
                             "kernels that recurse need to go as deep as they did in {} bytes, failed ({}): a "
                             "recursion near the limit may run out of stack under cucatch only\n",
-                            needed, *s.asked, d_.errorName(r)));
+                            *needed, *s.asked(), d_.errorName(r)));
   }
 }
 
 CUresult Runtime::setStackLimit(size_t bytes, const std::function<CUresult(size_t)>& realSet) {
   std::lock_guard lock(mutex_);
   std::optional<uint64_t> id = currentContextId();
-  auto s = id ? stackLimits_.find(*id) : stackLimits_.end();
-  if (s == stackLimits_.end()) {
-    // No kernel needing more stack was registered here (yet): what the program asked, as asked;
-    // remembered, should one come.
-    CUresult r = realSet(bytes);
-    size_t now = bytes;
-    if (r == CUDA_SUCCESS && id) {
-      if (d_.cuCtxGetLimit) d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE);
-      stackLimits_[*id].asked = bytes;
-      stackLimits_[*id].left = now;
-    }
-    return r;
-  }
-  const size_t needed = s->second.neededFor(bytes);
-  CUresult r = realSet(needed);
+  if (!id) return realSet(bytes);
+  // (Where no kernel needing more stack was registered here yet, none is needed: what the
+  // program asked, as asked; remembered, should one come.)
+  StackLimit& s = stackLimits_[*id];
+  const size_t needed = s.neededFor(bytes);
   size_t set = needed;
+  CUresult r = realSet(needed);
   if (r != CUDA_SUCCESS && needed > bytes) {
-    if (!s->second.warned) {
-      s->second.warned = true;
+    if (!s.warned) {
+      s.warned = true;
       writeStderr(fmt::format("cucatch: warning: the stack limit of {} bytes per thread the program asked for was "
                               "raised to {}, which instrumented kernels that recurse need, and that failed ({}): the "
                               "program's own is set, and a recursion near it may run out of stack under cucatch only\n",
                               bytes, needed, d_.errorName(r)));
     }
-    r = realSet(bytes);
     set = bytes;
+    r = realSet(bytes);
   }
   if (r == CUDA_SUCCESS) {
-    s->second.asked = bytes;
-    s->second.raised = set > bytes;
-    size_t now = 0;
-    s->second.left = d_.cuCtxGetLimit(&now, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS ? now : set;
+    size_t readBack = set;
+    if (d_.cuCtxGetLimit) d_.cuCtxGetLimit(&readBack, CU_LIMIT_STACK_SIZE);
+    s.setDone(bytes, set, readBack);
   }
   return r;
 }
@@ -715,12 +697,11 @@ std::optional<size_t> Runtime::programStackLimit() {
   std::lock_guard lock(mutex_);
   std::optional<uint64_t> id = currentContextId();
   auto s = id ? stackLimits_.find(*id) : stackLimits_.end();
-  if (s == stackLimits_.end() || !s->second.left || !s->second.asked) return std::nullopt;
+  if (s == stackLimits_.end() || !s->second.known()) return std::nullopt;
   // Where the driver raised it since, that is what the program would read (and what the
   // kernels' reserve is for from now on).
   reserveStack();
-  if (!s->second.raised) return std::nullopt;
-  return s->second.asked;
+  return s->second.programView();
 }
 
 // ------------------------------------------------------------------------------ module loads

@@ -23,6 +23,7 @@
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
+#include "runtime/StackLimit.h"
 #include "runtime/Unwinder.h"
 
 namespace cucatch::runtime {
@@ -172,20 +173,6 @@ class Runtime {
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
-  // The stack limit of a context, where a registered module's kernels need it raised: the
-  // limit the program asked for (or the driver's before cucatch changed it), what the kernels
-  // need for it (ratio per mille, extra bytes; the largest of each), and the limit as cucatch
-  // last left it (a different one since: the driver raised it for a launch, as it does for a
-  // kernel whose static stack is larger, which the original program would have seen too).
-  struct StackLimit {
-    std::optional<size_t> asked;
-    uint32_t ratioPerMille = 1000;
-    uint64_t extraBytes = 0;
-    std::optional<size_t> left;
-    bool raised = false;  // the limit is what cucatch set, above the program's
-    bool warned = false;
-    size_t neededFor(size_t bytes) const { return std::max(bytes, (bytes * ratioPerMille + 999) / 1000 + extraBytes); }
-  };
   std::optional<uint64_t> currentContextId() const;
   // The current context's limit raised to what its registered modules' kernels that recurse need
   // (`ratioPerMille`, `extraBytes`: one more module's, or none), for what the program asked; from
@@ -228,7 +215,7 @@ class Runtime {
   Driver d_;
   std::optional<JitLoader> jit_;
   std::recursive_mutex mutex_;
-  std::unordered_map<uint64_t, StackLimit> stackLimits_;  // by context id
+  std::unordered_map<uint64_t, StackLimit> stackLimits_;  // by context id (StackLimit.h)
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A

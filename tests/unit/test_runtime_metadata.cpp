@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runtime/Metadata.h"
+#include "runtime/StackLimit.h"
 
 using namespace cucatch::runtime;
 namespace abi = cucatch::abi;
@@ -439,4 +440,46 @@ TEST_CASE("an allocation made after an untracked neighbour above it keeps its pa
   CHECK(m.deviceView(b).index == 0);
   CHECK(m.deviceView(b + 511).index == 0);
   CHECK(m.deviceView(untag(a) + 1023).index == m.deviceView(a).index);
+}
+
+TEST_CASE("a context's stack limit for kernels that recurse: raised once, the program's reported", "[runtime]") {
+  using cucatch::runtime::StackLimit;
+  StackLimit s;
+  // A module whose kernels need 1x + 288 bytes: the driver's 1024 is the program's limit.
+  s.need(1000, 288);
+  s.observed(1024);
+  REQUIRE(s.toSet() == std::optional<size_t>(1312));
+  // The driver rounds what is set up (as the H200's did: 3572 -> 3584): read back, that is not a
+  // raise of the driver's, and nothing more is set at the next launch.
+  s.setDone(1024, 1312, 1328);
+  s.observed(1328);
+  CHECK_FALSE(s.toSet());
+  CHECK(s.programView() == std::optional<size_t>(1024));
+  // The program sets 2048: 2048 + 288 is set, 2048 reported.
+  CHECK(s.neededFor(2048) == 2336);
+  s.setDone(2048, 2336, 2336);
+  CHECK(s.programView() == std::optional<size_t>(2048));
+  // The driver raised it for a launch (a kernel with a larger static stack): that is the
+  // program's now, and the reserve is for it.
+  s.observed(4096);
+  CHECK(s.asked() == std::optional<size_t>(4096));
+  CHECK_FALSE(s.programView());
+  REQUIRE(s.toSet() == std::optional<size_t>(4384));
+  s.setDone(4096, 4384, 4384);
+  CHECK(s.programView() == std::optional<size_t>(4096));
+  // A module that needs more: the largest ratio and the largest extra.
+  s.need(1500, 100);
+  CHECK(s.neededFor(1000) == 1788);
+}
+
+TEST_CASE("a context's stack limit the program sets before any kernel needs more", "[runtime]") {
+  cucatch::runtime::StackLimit s;
+  CHECK(s.neededFor(3000) == 3000);
+  s.setDone(3000, 3000, 3008);
+  CHECK_FALSE(s.programView());
+  // A module registered later: its reserve is for the program's 3000, from the 3008 read back.
+  s.need(1200, 64);
+  s.observed(3008);
+  CHECK(s.asked() == std::optional<size_t>(3000));
+  CHECK(s.toSet() == std::optional<size_t>(3664));
 }
