@@ -239,6 +239,17 @@ const Site* reportedObject(const Violation& v) {
   return v.site && !v.site->object.empty() ? v.site : nullptr;
 }
 
+// "the 64-byte local array at frame offset 64 of f(int) (...)", or the whole frame where its
+// arrays are not told apart: a local variable (nvcc's depot) `s` names, of a known size.
+std::string localFrameLine(const Site& s) {
+  if (s.objectFrameArray)
+    return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
+                       "starts them)",
+                       s.objectBytes, s.objectFrameOffset, demangle(s.function), s.object);
+  return fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which cucatch does not tell apart)",
+                     s.objectBytes, demangle(s.function), s.object);
+}
+
 // "the 256-byte shared array 'k()::tile'", "dynamic shared memory (512 bytes at this launch)".
 std::string objectLine(const Violation& v) {
   const Site& s = *reportedObject(v);
@@ -254,13 +265,7 @@ std::string objectLine(const Violation& v) {
   if (s.objectSpace == "local" && s.objectDynamic)
     return fmt::format("the {}-byte block alloca'd by {} (the size it asked for at this call)", v.checkedSize,
                        demangle(s.function));
-  if (s.objectSpace == "local" && s.objectFrameArray)
-    return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
-                       "starts them)",
-                       s.objectBytes, s.objectFrameOffset, demangle(s.function), s.object);
-  if (s.objectSpace == "local")
-    return fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which cucatch does not tell apart)",
-                       s.objectBytes, demangle(s.function), s.object);
+  if (s.objectSpace == "local") return localFrameLine(s);
   return fmt::format("the {}-byte module variable '{}' (__device__)", s.objectBytes, name);
 }
 
@@ -297,14 +302,7 @@ std::string neighbourArrayLine(const Violation& v, const Site* s) {
 // of frame arrays gave them), a whole frame, or none (an alloca'd block, two frames or two
 // arrays whose boundary the pointer was at).
 std::string tableFrameLine(const Violation& v) {
-  const Site* s = v.tableFrame;
-  if (s && s->objectFrameArray)
-    return fmt::format("the {}-byte local array at frame offset {} of {} ('{}', its arrays told apart where nvcc "
-                       "starts them)",
-                       s->objectBytes, s->objectFrameOffset, demangle(s->function), s->object);
-  if (s)
-    return fmt::format("the {}-byte local frame of {} ('{}': its local arrays, which cucatch does not tell apart)",
-                       s->objectBytes, demangle(s->function), s->object);
+  if (v.tableFrame) return localFrameLine(*v.tableFrame);
   return fmt::format("the {} bytes of local memory at {} (an alloca'd block, or two frames or two arrays of a frame "
                      "whose boundary the pointer was at)",
                      v.checkedSize, hex(v.checkedBase));
