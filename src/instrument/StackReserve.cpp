@@ -142,11 +142,18 @@ class CallGraph {
   std::set<std::string> cyclic_;
 };
 
-bool unsized(const CallGraph& graph, const std::string& kernel) {
-  if (graph.callsIndirectly(kernel)) return true;
-  for (const auto& f : graph.reachedFrom(kernel))
-    if (graph.callsIndirectly(f) || graph.inCycle(f)) return true;
-  return false;
+// The kernels of `module` whose stack ptxas cannot size, each with what its calls reach.
+std::map<std::string, std::set<std::string>> unsizedKernels(const CallGraph& graph, const Module& module) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const Function* k : module.functions()) {
+    if (!k->isEntry || !k->hasBody) continue;
+    std::set<std::string> reached = graph.reachedFrom(k->name);
+    if (graph.callsIndirectly(k->name) ||
+        std::any_of(reached.begin(), reached.end(),
+                    [&](const std::string& f) { return graph.callsIndirectly(f) || graph.inCycle(f); }))
+      out.emplace(k->name, std::move(reached));
+  }
+  return out;
 }
 
 unsigned frameOf(const std::map<std::string, unsigned>& frames, const std::string& f) {
@@ -166,10 +173,8 @@ unsigned originalFrameOf(const std::map<std::string, unsigned>& original, const 
 }  // namespace
 
 std::vector<std::string> kernelsWithUnsizedStack(const Module& module) {
-  const CallGraph graph(module);
   std::vector<std::string> out;
-  for (const Function* f : module.functions())
-    if (f->isEntry && f->hasBody && unsized(graph, f->name)) out.push_back(f->name);
+  for (const auto& [kernel, reached] : unsizedKernels(CallGraph(module), module)) out.push_back(kernel);
   return out;
 }
 
@@ -177,8 +182,7 @@ StackReserves stackReserves(const Module& instrumented, const std::map<std::stri
                             const std::map<std::string, unsigned>& frames) {
   const CallGraph graph(instrumented);
   StackReserves out;
-  for (const std::string& kernel : kernelsWithUnsizedStack(instrumented)) {
-    std::set<std::string> path = graph.reachedFrom(kernel);
+  for (auto& [kernel, path] : unsizedKernels(graph, instrumented)) {
     path.insert(kernel);
     StackReserve r;
     bool grew = false, bounded = true;

@@ -15,7 +15,7 @@
 // grew by at most the ratio R, the largest of those functions' instrumented frame over its
 // original one; every other function is on any path at most once (a second time would make a
 // cycle through it), so its instrumented frame is added whole (C: the kernel's, the lookup's, a
-// callee's that is not recursive). A stack of S bytes the original ran in is then at most
+// callee's that is not recursive; the heaviest such sum along one call path). A stack of S bytes the original ran in is then at most
 // R * S + C instrumented, and the runtime raises the context's limit L the program asked for (or
 // the default) to ceil(R * L) + C before a kernel of the module runs (runtime/Runtime.h), and
 // reports L back when asked for the limit. Nothing where no function's frame changed.
