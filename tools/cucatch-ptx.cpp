@@ -132,6 +132,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"alloca blocks", s.localAllocaBlocks, "local accesses checked against the block an alloca made"},
       {"passed", s.metadataArguments, "pointer arguments whose bounds go with them into the module's own functions"},
       {"received", s.metadataParameters, "pointer parameters given their bounds by every caller, not read from the tables"},
+      {"launch twins", s.launchTwins,
+       "kernels given a twin that takes their pointer parameters' bounds from the launch, which the runtime "
+       "launches in their place (their accesses are counted once, as the kernel's)"},
       {"entry points", s.metadataEntryPoints,
        "functions other units may call, given an entry point that takes their pointers' bounds (relocatable code)"},
       {"forwarders", s.metadataForwarders,

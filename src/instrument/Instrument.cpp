@@ -8,6 +8,7 @@
 #include "instrument/FrameTags.h"
 #include "instrument/FunctionChecks.h"
 #include "instrument/GlobalChecks.h"
+#include "instrument/LaunchMetadata.h"
 #include "instrument/LocalChecks.h"
 #include "instrument/MetadataParams.h"
 #include "instrument/RelocatableCalls.h"
@@ -47,7 +48,10 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
-  const MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
+  // Before the metadata parameters are chosen: a twin's pointer parameters take theirs from the launch.
+  if (options.launchMetadata) unit.launchTwins = addLaunchTwins(module, symbols);
+  MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
+  for (const LaunchTwin& t : unit.launchTwins) metadataParams.byFunction[t.twin] = t.params;
   checkOptions.metadataParams = &metadataParams;
   const std::set<std::string> resync = options.warpResync ? warpResyncKernels(module) : std::set<std::string>{};
   checkOptions.warpResyncKernels = &resync;
@@ -55,14 +59,24 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   const FrameTable frameTable = frameTableOf(module, options.wholeProgram);
   checkOptions.frameTable = &frameTable;
   std::vector<std::unique_ptr<FunctionChecks>> functions;
+  // A launch twin's accesses are its kernel's, counted once (--stats): its passes' counts are
+  // put back, its sites kept.
+  auto uncounted = [&](const ptx::Function& f, auto&& pass) {
+    if (!isLaunchTwin(f.name)) return pass();
+    const Stats counted = unit.stats;
+    pass();
+    unit.stats = counted;
+  };
   for (ptx::Function* f : module.functions()) {
     if (!f->hasBody) continue;
     auto checks = std::make_unique<FunctionChecks>(*f, symbols, unit, checkOptions);
-    checkGlobalAccesses(*checks);
-    checkSharedAccesses(*checks);
-    checkLocalAccesses(*checks);
-    resyncWarpCollectives(*checks);
-    resyncBeforeBarrierCalls(*checks, barrierFunctions);
+    uncounted(*f, [&] {
+      checkGlobalAccesses(*checks);
+      checkSharedAccesses(*checks);
+      checkLocalAccesses(*checks);
+      resyncWarpCollectives(*checks);
+      resyncBeforeBarrierCalls(*checks, barrierFunctions);
+    });
     functions.push_back(std::move(checks));
   }
   // Which functions take the frame table follows from where every function's checks look
@@ -72,9 +86,12 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   const FrameTags frameTags = frameTagsOf(functions, tableUse, module, options.wholeProgram);
   unit.stats.frameTagsOff = frameTags.off;
   for (auto& checks : functions) {
-    addFrameTags(*checks, frameTags);
-    checks->finish();
+    uncounted(checks->function, [&] {
+      addFrameTags(*checks, frameTags);
+      checks->finish();
+    });
   }
+  unit.stats.launchTwins = unit.launchTwins.size();
   functions.clear();
   addMetadataParams(module, metadataParams);
   addFrameTable(module, frameTable, tableUse, frameTags.functions, symbols, unit);
@@ -102,6 +119,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     if (setup->relocatable || needsOriginalRegisters(unit.kernels, limit.instrumentedRegisters, setup->limits))
       limit.originalRegisters = measuredOriginal().registers;
     unit.kernels = limitKernelRegisters(module, limit);
+    boundTwinRegisters(module, unit.kernels, setup->relocatable);
     unit.deviceFunctions = limitDeviceFunctionRegisters(module, limit);
     if (!setup->relocatable && !kernelsWithUnsizedStack(probe).empty()) {
       // The frames as compiled: a kernel capped above may spill into a larger one.

@@ -61,6 +61,10 @@ struct InstrumentOptions {
   // Put a bar.warp.sync before the first warp-synchronous collective of a checked kernel whose
   // collectives all sit in one basic block (WarpSync.h).
   bool warpResync = true;
+  // Give each kernel with pointer parameters a twin that takes their bounds from its launch
+  // (LaunchMetadata.h), which the runtime launches in its place (cucatch-ptx
+  // --no-launch-metadata turns it off).
+  bool launchMetadata = true;
   // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
   // device functions are called from nowhere else, so their pointer parameters may take their
   // callers' metadata too (MetadataParams.h). Without it only functions without linkage do.

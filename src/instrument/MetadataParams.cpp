@@ -171,8 +171,8 @@ void appendMetadataParams(ParamList& list, const std::vector<std::string>& names
   }
 }
 
-// The parameters of `f` whose ld.param makes a register some access's address comes from, or
-// that `f` converts to a shared address itself.
+}  // namespace
+
 std::vector<MetadataParams::Param> pointerParams(const Function& f, const SymbolTable& moduleSymbols) {
   if (!f.params) return {};
   std::unordered_set<std::string> scalar64;
@@ -201,7 +201,6 @@ std::vector<MetadataParams::Param> pointerParams(const Function& f, const Symbol
   return out;
 }
 
-}  // namespace
 
 std::vector<std::string> MetadataParams::of(const std::string& function, const std::string& param) const {
   auto it = byFunction.find(function);

@@ -85,6 +85,11 @@ bool isScalar64Param(const ptx::VariableDecl& p);
 // scalar argument stored by one plain st.param (argumentStore).
 bool passesByType(const ptx::Function& caller, size_t statement, const std::optional<ptx::ParamList>& calleeParams);
 
+// The parameters of `f` whose ld.param makes a register some access's address comes from (the
+// whole 64-bit parameter), or that `f` converts to a shared address itself: what metadata
+// parameters serve.
+std::vector<MetadataParams::Param> pointerParams(const ptx::Function& f, const analysis::SymbolTable& moduleSymbols);
+
 // The metadata parameters of `module`'s functions (before the rewrite: reads the module only).
 // `wholeProgram`: the module is all the device code its kernels run, so .visible functions are
 // the module's own too.

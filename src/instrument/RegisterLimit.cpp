@@ -156,7 +156,8 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
   for (Function* f : module.functions()) {
     if (!f->isEntry || !f->hasBody) continue;
     auto k = std::find_if(out.begin(), out.end(), [&](const FunctionLimit& x) { return x.name == f->name; });
-    k->originalRegisters = lookup(options.originalRegisters, f->name);
+    // (A launch twin is its kernel's body: the original measured it under the kernel's name.)
+    k->originalRegisters = lookup(options.originalRegisters, sourceFunctionName(*f));
     k->instrumentedRegisters = lookup(options.instrumentedRegisters, f->name);
     if (!k->boundedBy.empty()) continue;
     unsigned threads = originalThreads(*k, options);
@@ -186,6 +187,35 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
     f->attributes.push_back(std::move(maxnreg));
   }
   return out;
+}
+
+void boundTwinRegisters(Module& module, std::vector<FunctionLimit>& kernels, bool relocatable) {
+  auto countOf = [](const FunctionLimit& k) -> std::optional<unsigned> {
+    if (!k.instrumentedRegisters) return std::nullopt;
+    return k.registerLimit ? std::min(*k.registerLimit, *k.instrumentedRegisters) : *k.instrumentedRegisters;
+  };
+  for (Function* f : module.functions()) {
+    if (!f->isEntry || !f->hasBody || !isLaunchTwin(f->name)) continue;
+    auto twin = std::find_if(kernels.begin(), kernels.end(), [&](const FunctionLimit& x) { return x.name == f->name; });
+    const std::string kernelName = sourceFunctionName(*f);
+    auto kernel = std::find_if(kernels.begin(), kernels.end(), [&](const FunctionLimit& x) { return x.name == kernelName; });
+    if (twin == kernels.end() || kernel == kernels.end()) continue;
+    std::optional<unsigned> own = countOf(*twin), bound = countOf(*kernel);
+    if (!own || !bound || *own <= *bound) continue;
+    // (In relocatable code a .maxnreg below a separately compiled callee's count is refused; the
+    // module's cap bounds both there.)
+    if (relocatable && !separatelyCompiledCallee(*f, module).empty()) continue;
+    twin->registerLimit = *bound;
+    auto maxnreg = std::find_if(f->attributes.begin(), f->attributes.end(),
+                                [](const FunctionAttribute& a) { return a.directive == ".maxnreg"; });
+    if (maxnreg == f->attributes.end()) {
+      FunctionAttribute a;
+      a.directive = ".maxnreg";
+      f->attributes.push_back(std::move(a));
+      maxnreg = std::prev(f->attributes.end());
+    }
+    maxnreg->arguments = {std::to_string(*bound)};
+  }
 }
 
 }  // namespace cucatch::instrument

@@ -89,4 +89,11 @@ std::vector<FunctionLimit> limitDeviceFunctionRegisters(const ptx::Module& modul
 // The kernels of `module` and the launch bounds they declare, without changing anything.
 std::vector<FunctionLimit> kernelsOf(const ptx::Module& module);
 
+// A kernel's launch twin (LaunchMetadata.h) takes no more registers than its kernel: a program
+// that sizes a grid by the kernel's occupancy (a persistent kernel whose blocks wait for each
+// other) gets at least that occupancy from the twin. Gives each twin of `kernels` (as
+// limitKernelRegisters left them) whose count is above its kernel's a `.maxnreg` of the kernel's
+// count.
+void boundTwinRegisters(ptx::Module& module, std::vector<FunctionLimit>& kernels, bool relocatable);
+
 }  // namespace cucatch::instrument

@@ -163,11 +163,9 @@ unsigned frameOf(const std::map<std::string, unsigned>& frames, const std::strin
 
 // The frame `f` had in the original: its own, or, for the entry point that takes its pointers'
 // bounds from its callers (RelocatableCalls.h: NAME__cc_meta, which has NAME's body; NAME became
-// a forwarder to it), NAME's.
+// a forwarder to it) and for a kernel's launch twin (LaunchMetadata.h), NAME's.
 unsigned originalFrameOf(const std::map<std::string, unsigned>& original, const std::string& f) {
-  if (f.size() > kMetadataEntrySuffix.size() && f.ends_with(kMetadataEntrySuffix) && !original.count(f))
-    return frameOf(original, f.substr(0, f.size() - kMetadataEntrySuffix.size()));
-  return frameOf(original, f);
+  return frameOf(original, original.count(f) ? f : sourceFunctionName(f));
 }
 
 }  // namespace

@@ -92,9 +92,13 @@ std::vector<SourcePlace> sourcePlaces(const Function& f) {
   return places;
 }
 
-std::string sourceFunctionName(const Function& f) {
-  return f.name.ends_with(kMetadataEntrySuffix) ? f.name.substr(0, f.name.size() - kMetadataEntrySuffix.size()) : f.name;
+std::string sourceFunctionName(std::string_view name) {
+  for (std::string_view suffix : {kMetadataEntrySuffix, kLaunchTwinSuffix})
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return std::string(name.substr(0, name.size() - suffix.size()));
+  return std::string(name);
 }
+
+std::string sourceFunctionName(const Function& f) { return sourceFunctionName(f.name); }
 
 Site siteAt(const Function& f, size_t statement, const SourcePlace& place, uint32_t id) {
   const auto& in = std::get<Instruction>(f.body[statement]);
@@ -155,6 +159,12 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     if (!k.boundedBy.empty()) kernel["bounded_by"] = k.boundedBy;
     if (auto s = result.stackReserves.find(k.name); s != result.stackReserves.end())
       kernel["stack"] = {{"ratio_per_mille", s->second.ratioPerMille}, {"extra_bytes", s->second.extraBytes}};
+    for (const LaunchTwin& t : result.launchTwins) {
+      if (t.kernel != k.name) continue;
+      nlohmann::json positions = nlohmann::json::array();
+      for (const auto& p : t.params) positions.push_back(p.position);
+      kernel["launch"] = {{"kernel", t.twin}, {"params", positions}, {"param_count", t.paramCount}};
+    }
     kernels[k.name] = std::move(kernel);
   }
   return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "instrument/MetadataParams.h"
 #include "instrument/RegisterLimit.h"
 #include "instrument/Sequences.h"
 #include "instrument/StackReserve.h"
@@ -57,8 +58,14 @@ struct Site {
 // The name of a function's entry point that takes its pointers' bounds from its callers, in
 // relocatable code (RelocatableCalls.h): the function's name and this suffix.
 inline constexpr std::string_view kMetadataEntrySuffix = "__cc_meta";
-// The function a report names for `f`: its own name, or the function whose entry point it is.
+// The name of a kernel's twin that takes its pointer parameters' bounds from the launch
+// (LaunchMetadata.h): the kernel's name and this suffix.
+inline constexpr std::string_view kLaunchTwinSuffix = "__cc_launch";
+inline bool isLaunchTwin(std::string_view name) { return name.ends_with(kLaunchTwinSuffix); }
+// The function a report names for `f`: its own name, or the function whose entry point
+// (kMetadataEntrySuffix) or launch twin (kLaunchTwinSuffix) it is.
 std::string sourceFunctionName(const ptx::Function& f);
+std::string sourceFunctionName(std::string_view name);
 
 // Where statement i of a function comes from: the last .loc before it (0: none), and where the
 // code of that .loc was inlined (its inlined_at attribute, followed back along a chain of
@@ -108,6 +115,9 @@ struct Stats {
   // Relocatable code (RelocatableCalls.h): functions other units may call, given an entry point
   // that takes the bounds; and other units' functions this unit calls through a .weak one.
   size_t metadataEntryPoints = 0;
+  // Kernels given a twin that takes their pointers' bounds from the launch (LaunchMetadata.h);
+  // the twins' accesses are not counted again.
+  size_t launchTwins = 0;
   size_t metadataForwarders = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
@@ -166,6 +176,16 @@ struct Stats {
   size_t functions = 0;
 };
 
+// A kernel's twin that takes its pointer parameters' bounds from the launch (LaunchMetadata.h).
+struct LaunchTwin {
+  std::string kernel;  // K
+  std::string twin;    // K__cc_launch
+  // K's parameters whose bounds the twin takes (their positions among K's parameters), in
+  // parameter order: the twin's parameters after K's own are base, size and word for each.
+  std::vector<MetadataParams::Param> params;
+  size_t paramCount = 0;  // K's own parameters
+};
+
 struct UnitResult {
   uint32_t unit = 0;  // this compilation unit's id: a hash of the module as it came in
   std::vector<Site> sites;
@@ -195,6 +215,8 @@ struct UnitResult {
   // and those whose stack under recursion could not be bounded.
   std::map<std::string, StackReserve> stackReserves;
   std::vector<std::string> stackUnbounded;
+  // The kernels given a twin that takes its pointers' bounds from the launch (LaunchMetadata.h).
+  std::vector<LaunchTwin> launchTwins;
 };
 
 // The id of `module` before any change (FNV-1a of its printed text). Identical input gives an

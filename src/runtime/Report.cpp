@@ -35,6 +35,12 @@ SiteTable SiteTable::parse(std::string_view text) {
         r.stackRatioPerMille = k["stack"].value("ratio_per_mille", 1000u);
         r.stackExtraBytes = k["stack"].value("extra_bytes", uint64_t(0));
       }
+      if (k.contains("launch")) {
+        const auto& l = k["launch"];
+        r.launchTwin = l.at("kernel").get<std::string>();
+        r.launchParams = l.at("params").get<std::vector<uint32_t>>();
+        r.paramCount = l.at("param_count").get<uint32_t>();
+      }
       t.kernels[name] = r;
     }
   auto readObject = [](const nlohmann::json& o, Site& site) {

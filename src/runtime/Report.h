@@ -55,6 +55,11 @@ struct KernelRecord {
   // original ran in takes at most S * stackRatioPerMille / 1000 + stackExtraBytes instrumented.
   std::optional<uint32_t> stackRatioPerMille;
   uint64_t stackExtraBytes = 0;
+  // Its twin that takes its pointer parameters' bounds from the launch (instrument/LaunchMetadata.h):
+  // the twin's name, the positions of those parameters among the kernel's `paramCount`, in order.
+  std::string launchTwin;
+  std::vector<uint32_t> launchParams;
+  uint32_t paramCount = 0;
 };
 
 // An instrumented module's site table, parsed from its JSON. Throws std::runtime_error on

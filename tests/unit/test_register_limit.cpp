@@ -111,6 +111,51 @@ TEST_CASE("a kernel whose instrumented registers narrow its blocks gets a cap", 
   CHECK(fs[2]->attributes.empty());      // device functions get none
 }
 
+TEST_CASE("a launch twin takes no more registers than its kernel", "[register-limit]") {
+  auto m = parse(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry a(.param .u64 p)
+{
+ret;
+}
+.visible .entry a__cc_launch(.param .u64 p, .param .b64 p__cc_b, .param .b64 p__cc_s, .param .b32 p__cc_m)
+{
+ret;
+}
+.visible .entry b(.param .u64 p)
+{
+ret;
+}
+.visible .entry b__cc_launch(.param .u64 p, .param .b64 p__cc_b, .param .b64 p__cc_s, .param .b32 p__cc_m)
+.maxnreg 80
+{
+ret;
+}
+)");
+  RegisterLimitOptions o;
+  // a: 40 instrumented, its twin 44: the twin is held to 40. b: capped at 64 (its original fits
+  // 1024 threads), its twin (with a .maxnreg of its own) measured 70: held to 64 too.
+  o.originalRegisters = {{"a", 30}, {"b", 60}};
+  o.instrumentedRegisters = {{"a", 40}, {"a__cc_launch", 44}, {"b", 90}, {"b__cc_launch", 70}};
+  auto kernels = limitKernelRegisters(m, o);
+  boundTwinRegisters(m, kernels, false);
+  auto fs = m.functions();
+  CHECK(fs[0]->attributes.empty());
+  REQUIRE(fs[1]->attributes.size() == 1);
+  CHECK(fs[1]->attributes[0].arguments == std::vector<std::string>{"40"});
+  CHECK(kernels[1].registerLimit == 40u);
+  REQUIRE(fs[3]->attributes.size() == 1);
+  CHECK(fs[3]->attributes[0].directive == ".maxnreg");
+  CHECK(fs[3]->attributes[0].arguments == std::vector<std::string>{"64"});
+  // A twin that takes fewer registers than its kernel is left as it is.
+  auto m2 = parse(kTwoKernels);
+  o.instrumentedRegisters = {{"a", 40}, {"a__cc_launch", 36}};
+  auto fewer = limitKernelRegisters(m2, o);
+  boundTwinRegisters(m2, fewer, false);
+  for (const auto* f : m2.functions()) CHECK((f->name == "b" || f->attributes.empty()));
+}
+
 TEST_CASE("a kernel that still accepts its original's blocks gets no cap", "[register-limit]") {
   auto m = parse(kTwoKernels);
   RegisterLimitOptions o;

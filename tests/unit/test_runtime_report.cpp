@@ -86,9 +86,12 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   setup.measureOriginal = [] { return cucatch::instrument::PtxasCounts{{{"k", 12}}, {}}; };
   options.registerLimit = setup;
   auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
-  REQUIRE(result.sites.size() == 1);
+  // The kernel's access, and its launch twin's (instrument/LaunchMetadata.h), which names the kernel.
+  REQUIRE(result.sites.size() == 2);
   SiteTable t = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
-  REQUIRE(t.sites.size() == 1);
+  REQUIRE(t.sites.size() == 2);
+  CHECK(t.sites[1].function == "k");
+  CHECK(t.sites[1].instruction == t.sites[0].instruction);
   CHECK(t.sites[0].function == "k");
   CHECK(t.sites[0].file == "/src/k.cu");
   CHECK(t.sites[0].line == 7);
@@ -98,6 +101,14 @@ TEST_CASE("the site table the rewriter embeds is the one the runtime reads", "[r
   REQUIRE(t.kernels.count("k"));
   CHECK(t.kernels["k"].registers == 12u);
   CHECK(t.kernels["k"].registerLimit == 64u);
+  // Its launch twin: the parameters whose bounds it takes, and the kernel's own count; the twin
+  // is capped as its kernel is (the original measured under the kernel's name).
+  CHECK(t.kernels["k"].launchTwin == "k__cc_launch");
+  CHECK(t.kernels["k"].launchParams == std::vector<uint32_t>{0});
+  CHECK(t.kernels["k"].paramCount == 1u);
+  REQUIRE(t.kernels.count("k__cc_launch"));
+  CHECK(t.kernels["k__cc_launch"].registers == 12u);
+  CHECK(t.kernels["k__cc_launch"].launchTwin.empty());
   CHECK_THROWS(SiteTable::parse("{not json"));
   CHECK_THROWS(SiteTable::parse(R"({"abi": 1, "sites": []})"));
 }
