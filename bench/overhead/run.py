@@ -27,7 +27,8 @@ device (nvidia-smi -L).
 
 "regs" and "local B" are the registers and the local memory (cuobjdump's STACK + LOCAL, bytes
 per thread) of each benchmark's kernels in the two builds, the largest over its kernels (and
-over the fatbinary's images, one per architecture), read with `cuobjdump -res-usage` (found
+over the fatbinary's images, one per architecture; in the cucatch build a kernel and its launch
+twin, src/instrument/LaunchMetadata.h, share a name, so the larger of the two), read with `cuobjdump -res-usage` (found
 on PATH, else at CUOBJDUMP_FALLBACKS, where scripts/install-deps.sh puts the pip copy).
 Which kernels a benchmark launches the binary itself says (PROGRAM.plain --kernel-names:
 "KERNELS <bench> <function>...", the list kept next to the benchmarks in

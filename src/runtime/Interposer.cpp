@@ -257,12 +257,30 @@ HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary libra
   if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
   return r;
 }};
+// An attribute the program sets on a kernel (the dynamic shared memory it may take, a cluster
+// shape) holds for the kernel's launch twin too: the twins are looked up again, and take the
+// kernel's attributes then.
+HOOK(cuFuncSetAttribute)(Fn real, CUfunction f, CUfunction_attribute attribute, int value) {
+  CUresult r = real(f, attribute, value);
+  if (r == CUDA_SUCCESS) rt().kernelAttributeSet();
+  return r;
+}};
+HOOK_SINCE(cuKernelSetAttribute, 12000)(Fn real, CUfunction_attribute attribute, int value, CUkernel kernel,
+                                        CUdevice device) {
+  CUresult r = real(attribute, value, kernel, device);
+  if (r == CUDA_SUCCESS) rt().kernelAttributeSet();
+  return r;
+}};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
   rebindNewObjects();
-  rt().launching(f, stream, params, extra, scratch, "cuLaunchKernel");
-  CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+  void** asked = params;
+  CUfunction twin = nullptr;
+  rt().launching(f, stream, params, extra, scratch, "cuLaunchKernel", &twin);
+  CUresult r = real(twin ? twin : f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+  if (r != CUDA_SUCCESS && twin)
+    r = rt().twinRefused(f, r, [&] { return real(f, gx, gy, gz, bx, by, bz, shared, stream, asked, extra); });
   if (r != CUDA_SUCCESS) {
     const unsigned block[3] = {bx, by, bz};
     rt().launchRefused(f, block, r, "the launch");
@@ -272,7 +290,9 @@ HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned g
 HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
   LaunchArguments scratch;
   rebindNewObjects();
-  rt().launching(f, config ? config->hStream : nullptr, params, extra, scratch, "cuLaunchKernelEx");
+  void** asked = params;
+  CUfunction twin = nullptr;
+  rt().launching(f, config ? config->hStream : nullptr, params, extra, scratch, "cuLaunchKernelEx", config ? &twin : nullptr);
   // Launch attributes may name an address: the access policy window.
   CUlaunchConfig copy;
   std::vector<CUlaunchAttribute> attributes;
@@ -285,7 +305,8 @@ HOOK_SINCE(cuLaunchKernelEx, 11060)(Fn real, const CUlaunchConfig* config, CUfun
     copy.attrs = attributes.data();
     config = &copy;
   }
-  CUresult r = real(config, f, params, extra);
+  CUresult r = real(config, twin ? twin : f, params, extra);
+  if (r != CUDA_SUCCESS && twin) r = rt().twinRefused(f, r, [&] { return real(config, f, asked, extra); });
   if (r != CUDA_SUCCESS && config) {
     const unsigned block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
     rt().launchRefused(f, block, r, "the launch");
@@ -297,8 +318,12 @@ HOOK(cuLaunchCooperativeKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy,
   LaunchArguments scratch;
   void** extra = nullptr;
   rebindNewObjects();
-  rt().launching(f, stream, params, extra, scratch, "cuLaunchCooperativeKernel");
-  CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, stream, params);
+  void** asked = params;
+  CUfunction twin = nullptr;
+  rt().launching(f, stream, params, extra, scratch, "cuLaunchCooperativeKernel", &twin);
+  CUresult r = real(twin ? twin : f, gx, gy, gz, bx, by, bz, shared, stream, params);
+  if (r != CUDA_SUCCESS && twin)
+    r = rt().twinRefused(f, r, [&] { return real(f, gx, gy, gz, bx, by, bz, shared, stream, asked); });
   if (r != CUDA_SUCCESS) {
     const unsigned block[3] = {bx, by, bz};
     rt().launchRefused(f, block, r, "the cooperative launch");
@@ -896,7 +921,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
-  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

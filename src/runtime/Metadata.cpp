@@ -435,7 +435,9 @@ std::vector<const Allocation*> Metadata::live() const {
 
 Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
   uint8_t tag = tagOf(pointer);
-  uint64_t address = untag(pointer);
+  // (Instrumented code clears a frame tag's bits too, abi::kGenericAddressMask: the walk is of
+  // the low 48 bits.)
+  uint64_t address = pointer & abi::kGenericAddressMask;
   uint32_t index = 0;
   if (tag >= abi::kFirstDirectTag) index = tag;
   else if (address < ShadowMap::kAddressLimit) index = shadow_.lookup(address);

@@ -907,7 +907,7 @@ const std::string& Runtime::kernelName(CUfunction f) {
 }
 
 void Runtime::launching(void* function, std::optional<CUstream> stream, void**& params, void**& extra,
-                        LaunchArguments& scratch, const char* api) {
+                        LaunchArguments& scratch, const char* api, CUfunction* twin) {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
   if (stream) orderAfterUpdates(*stream);
@@ -946,12 +946,86 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
   // The driver may have raised the stack limit for a launch since (a kernel with a larger static
   // stack): the reserve follows.
   if (m && m->stackReserved) reserveStack();
+  // The twin, where the runtime can give it its arguments: the kernel's own as an array, not
+  // packed (`extra`), and not into a stream being captured (a graph replays the arguments it
+  // was made with, and the bounds were the tables' at capture).
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (twin && instrumented && options_.launchMetadata && params && !extra && stream &&
+      d_.cuStreamIsCapturing(*stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
+    const Twin& t = launchTwin(function, f, *m);
+    if (t.function && launchTwinArguments(params, t.record->paramCount, t.record->launchParams,
+                                          [&](uint64_t p) { return metadata_->deviceView(p); }, scratch.bounds,
+                                          scratch.params)) {
+      params = scratch.params.data();
+      *twin = t.function;
+      if (options_.debug) log(fmt::format("launch twin {} in place of its kernel ({})", t.record->launchTwin, api));
+    }
+  }
   if (instrumented) {
     const std::string& name = kernelName(f);
     bool seen = false;
     for (const auto& [k, mod] : launched_) seen |= k == name && mod == m;
     if (!seen && launched_.size() < 64) launched_.emplace_back(name, m);
   }
+}
+
+Runtime::Twin& Runtime::launchTwin(void* handle, CUfunction f, const Module& m) {
+  const InContext<void*> key{current_->contextId(), handle};
+  auto it = twins_.find(key);
+  if (it != twins_.end()) return it->second;
+  Twin& t = twins_[key];
+  const KernelRecord* k = kernelRecord(m, kernelName(f));
+  if (!k || k->launchTwin.empty()) return t;
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);  // (another thread may be capturing in global mode)
+  CUmodule mod = nullptr;
+  CUfunction g = nullptr;
+  bool found = d_.cuFuncGetModule(&mod, f) == CUDA_SUCCESS &&
+               d_.cuModuleGetFunction(&g, mod, k->launchTwin.c_str()) == CUDA_SUCCESS;  // (a device link may drop it)
+  // Every attribute the program can set on the kernel (cuFuncSetAttribute): where one cannot be
+  // given to the twin, the kernel runs.
+  for (CUfunction_attribute a : {CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                 CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+                                 CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH,
+                                 CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                 CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE}) {
+    int value = 0, twinValue = 0;
+    if (!found) break;
+    if (d_.cuFuncGetAttribute(&value, a, f) != CUDA_SUCCESS) continue;  // (not on this device)
+    found = d_.cuFuncGetAttribute(&twinValue, a, g) == CUDA_SUCCESS &&
+            (value == twinValue || d_.cuFuncSetAttribute(g, a, value) == CUDA_SUCCESS);
+  }
+  restoreCapture(saved);
+  if (!found) {
+    log(fmt::format("no launch twin {} for this context: the kernel itself runs", k->launchTwin));
+    return t;
+  }
+  t.function = g;
+  t.record = k;
+  return t;
+}
+
+void Runtime::kernelAttributeSet() {
+  std::lock_guard lock(mutex_);
+  twins_.clear();
+}
+
+CUresult Runtime::twinRefused(void* function, CUresult result, const std::function<CUresult()>& launchKernel) {
+  CUresult r = launchKernel();
+  if (r != CUDA_SUCCESS) return r;
+  std::lock_guard lock(mutex_);
+  if (!ensureDevice()) return r;
+  auto it = twins_.find({current_->contextId(), function});
+  if (it == twins_.end() || !it->second.function) return r;
+  if (options_.debug) {
+    const char* error = "?";
+    d_.cuGetErrorName(result, &error);
+    log(fmt::format("the driver refused {} ({}) where it launched its kernel: the kernel runs from now on",
+                    it->second.record->launchTwin, error));
+  }
+  it->second.function = nullptr;
+  return r;
 }
 
 void Runtime::launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api) {

@@ -20,6 +20,7 @@
 #include "runtime/Driver.h"
 #include "runtime/ElfSymbols.h"
 #include "runtime/JitLoader.h"
+#include "runtime/LaunchMetadata.h"
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
 #include "runtime/Report.h"
@@ -35,6 +36,7 @@ struct LaunchArguments {
   std::vector<unsigned char> buffer;
   size_t bufferSize = 0;
   std::vector<void*> extra;
+  std::vector<LaunchBounds> bounds;  // a launch twin's (LaunchMetadata.h)
 };
 
 class Runtime {
@@ -66,8 +68,19 @@ class Runtime {
   // caller launches with the returned params/extra.
   // `stream` is the launch's (none for a graph kernel node): the launch is ordered after the
   // table updates so far (see flushUpdates).
+  // `twin`, where the caller can launch one (not for a graph node): set to the kernel's launch
+  // twin (instrument/LaunchMetadata.h) with `params` rewritten to its arguments, where the
+  // kernel has one and this launch can take it; left null otherwise.
   void launching(void* function, std::optional<CUstream> stream, void**& params, void**& extra,
-                 LaunchArguments& scratch, const char* api);
+                 LaunchArguments& scratch, const char* api, CUfunction* twin = nullptr);
+  // The driver refused a launch of `function`'s twin with `result`: `launchKernel` launches the
+  // kernel itself, as the program asked, and its result is the program's. Where the kernel
+  // launched, the twin is not used for it again (an attribute the program set on the kernel,
+  // which the twin lacks).
+  CUresult twinRefused(void* function, CUresult result, const std::function<CUresult()>& launchKernel);
+  // The program set an attribute of a kernel (cuFuncSetAttribute, cuKernelSetAttribute): launch
+  // twins take their kernels' attributes again at their next launch.
+  void kernelAttributeSet();
   // A graph launch in `stream`: its kernels run after the table updates so far.
   void graphLaunching(CUstream stream);
   // Blocks the host until every table update so far reached every context's tables (for
@@ -180,6 +193,13 @@ class Runtime {
   void reserveStack(uint32_t ratioPerMille = 1000, uint64_t extraBytes = 0);
   const std::string& kernelName(CUfunction f);  // cached cuFuncGetName
   void untagArguments(void* handle, CUfunction f, void**& params, void**& extra, LaunchArguments& scratch);
+  // The launch twin of the kernel `f` of `m` (launched through `handle`), resolved once per
+  // context, with the kernel's attributes copied to it; null where it has none.
+  struct Twin {
+    CUfunction function = nullptr;
+    const KernelRecord* record = nullptr;
+  };
+  Twin& launchTwin(void* handle, CUfunction f, const Module& m);
   bool untagWord(unsigned char* p);
   // Reports what the error buffers hold (of the contexts `only` accepts, when given: a context
   // whose kernels may still be running can be in the middle of writing a record).
@@ -249,6 +269,7 @@ class Runtime {
   std::unordered_map<InContext<CUfunction>, std::string, InContextHash> functionNames_;
   std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
   std::unordered_map<InContext<void*>, std::vector<std::pair<size_t, size_t>>, InContextHash> paramLayout_;  // by launch handle
+  std::unordered_map<InContext<void*>, Twin, InContextHash> twins_;  // by launch handle
 
   std::mutex objectsMutex_;
   // Who a loaded object is, for allocatedByLibrary: by its start address and link map.

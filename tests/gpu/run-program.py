@@ -36,7 +36,9 @@
   "// cucatch-expect-checked: KERNEL" wants the runtime's log (CUCATCH_DEBUG=1) to show that
   kernel's launches as launches of an instrumented kernel (a clean run of an unchecked kernel
   proves nothing); "// cucatch-expect-note: TEXT" wants a "cucatch: note:" line containing TEXT from a clean
-  program's cucatch build (and allows it); "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
+  program's cucatch build (and allows it); "// cucatch-expect-launch-twin: KERNEL [(API)]" wants the
+  runtime's log to show that kernel's launch twin launched in its place (its pointers' bounds taken
+  from the launch), through that driver entry point where one is given; "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
   with --jit plain (or --jit ptx), the plain build NAME.plain (or the PTX-only one, NAME.ptx) under
@@ -81,6 +83,22 @@ def run(cmd, env=None):
         return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         fail(f"{cmd[0]} ran for more than 300 s")
+
+
+def expect_launch_twins(text, cmd, env):
+    """"// cucatch-expect-launch-twin: KERNEL [(API)]": the runtime's log (CUCATCH_DEBUG=1) shows a launch of
+    that kernel's launch twin in its place (instrument/LaunchMetadata.h), so that the run is known
+    to have taken its pointers' bounds from the launch."""
+    kernels = [l[len("// cucatch-expect-launch-twin: "):] for l in text if l.startswith("// cucatch-expect-launch-twin: ")]
+    if not kernels:
+        return
+    d = run(cmd, env=dict(env, CUCATCH_DEBUG="1"))
+    for expected in kernels:
+        # "KERNEL" or "KERNEL (API)": a launch through that driver entry point.
+        kernel, _, api = expected.partition(" ")
+        if not any(l.startswith("cucatch: debug: launch twin ") and kernel in l and "__cc_launch in place" in l
+                   and l.endswith(api) for l in d.stderr.splitlines()):
+            fail(f"no launch of kernel {expected}'s launch twin in the runtime's log")
 
 
 def main():
@@ -191,6 +209,7 @@ def main():
             if t.returncode == 0 or not hint:
                 fail(f"with tags on: exit {t.returncode}, expected a failure and the CUCATCH_TAGS=0 hint\n"
                      f"{t.stderr[-3000:]}")
+        expect_launch_twins(text, checked_cmd, env)
         print(f"PASS: {a.name}: silent, output identical ({p.stdout.strip()})")
         return 0
 
@@ -356,6 +375,7 @@ def main():
         r = run([a.cucatch_run, "--", plain])
         if r.returncode != 1 or "cucatch: ERROR: " + kind not in r.stderr:
             fail(f"cucatch-run -- {a.name}.plain: exit {r.returncode}, expected 1 and a {kind} report\n{r.stderr[-2000:]}")
+    expect_launch_twins(text, checked_cmd, env)
     p = run(plain_cmd)
     print(f"PASS: {a.name}: {kind} {e.get('access', '')} {e.get('size', '')} {e.get('kernel', '')} {where} "
           f"(plain build: exit {p.returncode})")

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "runtime/LaunchMetadata.h"
 #include "runtime/Metadata.h"
 #include "runtime/StackLimit.h"
 
@@ -482,4 +483,57 @@ TEST_CASE("a context's stack limit the program sets before any kernel needs more
   s.observed(3008);
   CHECK(s.asked() == std::optional<size_t>(3000));
   CHECK(s.toSet() == std::optional<size_t>(3664));
+}
+
+TEST_CASE("a launch twin's arguments: the kernel's own, then each pointer's bounds as the device reads them",
+          "[runtime]") {
+  Metadata m;
+  uint64_t a = m.onAllocate(deviceAddress(0), 1024, MemoryKind::Device);
+  uint64_t b = m.onAllocate(deviceAddress(1), 256, MemoryKind::Device);
+  m.onFree(b);
+  uint64_t raw = deviceAddress(0) + 64;  // untagged, into a: found by address
+  float scale = 2.0f;
+  uint64_t pa = a + 8, pb = b, pr = raw;
+  void* params[] = {&pa, &scale, &pb, &pr};
+  auto view = [&](uint64_t p) { return m.deviceView(p); };
+  std::vector<LaunchBounds> bounds;
+  std::vector<void*> out;
+  REQUIRE(launchTwinArguments(params, 4, {0, 2, 3}, view, bounds, out));
+  REQUIRE(out.size() == 4 + 3 * 3);
+  for (int i = 0; i < 4; ++i) CHECK(out[i] == params[i]);
+  // The words as the device's READMETADATA makes them: verdict | entry tag << 8 | entry state << 16.
+  auto at = [&](size_t k, size_t field) { return out[4 + 3 * k + field]; };
+  CHECK(*static_cast<uint64_t*>(at(0, 0)) == deviceAddress(0));
+  CHECK(*static_cast<uint64_t*>(at(0, 1)) == 1024);
+  CHECK(*static_cast<uint32_t*>(at(0, 2)) == (uint32_t(tagOf(a)) << 8 | uint32_t(abi::kBstLive) << 16));
+  // The freed allocation: its own bounds, the bad verdict, state freed.
+  CHECK(*static_cast<uint64_t*>(at(1, 0)) == deviceAddress(1));
+  CHECK(*static_cast<uint64_t*>(at(1, 1)) == 256);
+  CHECK(*static_cast<uint32_t*>(at(1, 2)) == (1u | uint32_t(tagOf(b)) << 8 | uint32_t(abi::kBstFreed) << 16));
+  // The untagged pointer: found by address, compared with the entry's own tag, so live.
+  CHECK(*static_cast<uint64_t*>(at(2, 0)) == deviceAddress(0));
+  CHECK(*static_cast<uint64_t*>(at(2, 1)) == 1024);
+  CHECK(*static_cast<uint32_t*>(at(2, 2)) == (uint32_t(tagOf(a)) << 8 | uint32_t(abi::kBstLive) << 16));
+}
+
+TEST_CASE("a launch twin is not given bounds the host does not keep", "[runtime]") {
+  Metadata m;
+  std::vector<LaunchBounds> bounds;
+  std::vector<void*> out;
+  auto view = [&](uint64_t p) { return m.deviceView(p); };
+  // A device-heap block's tag: its entry is the device's own.
+  uint64_t heap = withTag(deviceAddress(0), abi::kFirstHeapTag);
+  REQUIRE(isDeviceHeapTag(tagOf(heap)));
+  void* params[] = {&heap};
+  CHECK_FALSE(launchTwinArguments(params, 1, {0}, view, bounds, out));
+  // A position past the kernel's parameters (a site table that does not match the module).
+  uint64_t p = m.onAllocate(deviceAddress(1), 64, MemoryKind::Device);
+  void* one[] = {&p};
+  CHECK_FALSE(launchTwinArguments(one, 1, {1}, view, bounds, out));
+  CHECK(launchTwinArguments(one, 1, {0}, view, bounds, out));
+  // Bits 48..55 set (where a frame tag goes) under no global tag: instrumented code walks the
+  // shadow map with the low 48 bits, and so does the host's view.
+  uint64_t framed = untag(p) | uint64_t(5) << 48;
+  CHECK(m.deviceView(framed).index == m.deviceView(untag(p)).index);
+  CHECK(m.deviceView(framed).entry.base == deviceAddress(1));
 }

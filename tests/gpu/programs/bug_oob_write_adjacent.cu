@@ -1,4 +1,5 @@
 // cucatch-expect: out-of-bounds write 4 kernel=write_past
+// cucatch-expect-launch-twin: write_past
 #include "common.h"
 __global__ void write_past(float* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
