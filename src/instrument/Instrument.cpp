@@ -48,10 +48,10 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   // pointers handed to free reach its wrapper tagged.
   redirectDeviceHeapCalls(module, unit);
   checkOptions.deviceHeapEntries = deviceHeapEntriesMayChange(module, unit, options.wholeProgram);
-  // Before the metadata parameters are chosen: a twin's pointer parameters take theirs from the launch.
-  if (options.launchMetadata) unit.launchTwins = addLaunchTwins(module, symbols);
   MetadataParams metadataParams = metadataParamsOf(module, symbols, options.wholeProgram, entryPoints.names);
-  for (const LaunchTwin& t : unit.launchTwins) metadataParams.byFunction[t.twin] = t.params;
+  // A twin's pointer parameters take their metadata from the launch (its calls are its kernel's,
+  // so the module's metadata parameters are the same with it).
+  if (options.launchMetadata) unit.launchTwins = addLaunchTwins(module, symbols, metadataParams);
   checkOptions.metadataParams = &metadataParams;
   const std::set<std::string> resync = options.warpResync ? warpResyncKernels(module) : std::set<std::string>{};
   checkOptions.warpResyncKernels = &resync;

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <set>
+#include <unordered_set>
+
+#include "analysis/CFG.h"
 
 #include "ptx/InstrInfo.h"
 
@@ -52,21 +56,67 @@ bool declaresModuleMemory(const Function& f) {
   });
 }
 
+// The 64-bit scalar parameters of kernel `f` whose pointer a call hands to a function that takes
+// its bounds (MetadataParams.h): the kernel reads their metadata to pass it on.
+std::set<std::string> passedParams(const Function& f, const analysis::SymbolTable& moduleSymbols,
+                                   const MetadataParams& metadataParams) {
+  std::set<std::string> out;
+  analysis::CFG cfg(f);
+  analysis::SymbolTable symbols = analysis::functionSymbols(f, moduleSymbols);
+  analysis::PointerAnalysis pa(f, cfg, symbols);
+  std::unordered_set<std::string> arguments;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    const auto* in = std::get_if<Instruction>(&f.body[i]);
+    const std::vector<MetadataParams::Param>* passed =
+        in && in->opcode == "call" ? metadataParams.passedBy(f.name, *in) : nullptr;
+    if (!passed) continue;
+    for (const auto& p : *passed)
+      if (std::optional<size_t> store = argumentStore(f, i, callShape(*in).arguments->elements.at(p.position).text))
+        if (const Operand& v = std::get<Instruction>(f.body[*store]).operands[1]; v.kind == OperandKind::Name)
+          arguments.insert(v.text);
+  }
+  const std::unordered_set<std::string> sources = pa.withSources(std::move(arguments));
+  for (const auto& d : pa.defs()) {
+    if (d.kind != analysis::DefKind::Base || d.origin != analysis::BaseOrigin::Parameter || !sources.count(d.reg))
+      continue;
+    std::optional<analysis::ParamSlot> slot = analysis::paramSlotRead(std::get<Instruction>(f.body[d.statement]));
+    if (slot && slot->offset == 0) out.insert(slot->name);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<LaunchTwin> addLaunchTwins(Module& module, const analysis::SymbolTable& moduleSymbols) {
+std::vector<LaunchTwin> addLaunchTwins(Module& module, const analysis::SymbolTable& moduleSymbols,
+                                       MetadataParams& metadataParams) {
   std::vector<LaunchTwin> twins;
   if (hasDebugSections(module)) return twins;
   for (size_t i = 0; i < module.items.size(); ++i) {
     const auto* f = std::get_if<Function>(&module.items[i]);
     if (!f || !f->isEntry || !f->hasBody || !f->params || declaresModuleMemory(*f)) continue;
-    std::vector<MetadataParams::Param> params = pointerParams(*f, moduleSymbols);
+    // The pointers its accesses are made from, and those it hands to functions with their bounds.
+    std::vector<MetadataParams::Param> params;
+    const std::vector<MetadataParams::Param> accessed = pointerParams(*f, moduleSymbols);
+    const std::set<std::string> passed = passedParams(*f, moduleSymbols, metadataParams);
+    for (size_t k = 0; k < f->params->params.size(); ++k) {
+      const auto& p = f->params->params[k];
+      if (!isScalar64Param(p)) continue;
+      const std::string& name = p.declarators[0].name;
+      if (passed.count(name) || std::any_of(accessed.begin(), accessed.end(), [&](const auto& a) { return a.name == name; }))
+        params.push_back({k, name});
+    }
     if (params.empty()) continue;
     // Each parameter's three: .b64, .b64, .b32, after K's own.
     std::optional<uint64_t> own = paramBytes(*f->params);
     if (!own || (*own + 7) / 8 * 8 + params.size() * 24 > kParamBytesEverywhere) continue;
     Function twin = *f;
     twin.name += kLaunchTwinSuffix;  // (and K's linkage: a .weak template kernel's twin is .weak too)
+    metadataParams.byFunction[twin.name] = params;
+    // Its indirect calls pass what the kernel's do (the prototypes' labels are the kernel's).
+    std::vector<std::pair<std::pair<std::string, std::string>, std::vector<MetadataParams::Param>>> prototypes;
+    for (const auto& [key, passed] : metadataParams.byPrototype)
+      if (key.first == f->name) prototypes.push_back({{twin.name, key.second}, passed});
+    metadataParams.byPrototype.insert(prototypes.begin(), prototypes.end());
     twins.push_back({f->name, twin.name, std::move(params), f->params->params.size()});
     module.items.insert(module.items.begin() + static_cast<std::ptrdiff_t>(++i), TopLevel(std::move(twin)));
   }

@@ -15,9 +15,9 @@
 // Not for a kernel of a module with debug sections (its DWARF names the kernel's labels, which
 // the twin would repeat), nor one that declares a `.global` or `.const` variable in its body (the
 // twin would have its own), nor where the twin's parameters would pass the 4 KiB a kernel's
-// parameters may take on every architecture. The twin never takes more registers than its
-// kernel (RegisterLimit's boundTwinRegisters): a program that sizes its grid by the kernel's
-// occupancy gets at least that occupancy from the twin.
+// parameters may take on every architecture. The twin takes no more registers than its kernel
+// where that could lower its occupancy (RegisterLimit's boundTwinRegisters): a program that sizes
+// its grid by the kernel's occupancy gets at least that occupancy from the twin.
 #pragma once
 
 #include <vector>
@@ -29,9 +29,12 @@
 
 namespace cucatch::instrument {
 
-// Adds a twin after each kernel of `module` that has pointer parameters (MetadataParams'
-// pointerParams), and returns them. Call before the checks, so that the twin is checked as its
-// kernel is; then add `params` of each to MetadataParams::byFunction under the twin's name.
-std::vector<LaunchTwin> addLaunchTwins(ptx::Module& module, const analysis::SymbolTable& moduleSymbols);
+// Adds a twin after each kernel of `module` that has pointer parameters: 64-bit scalars some
+// access's address is made from (MetadataParams' pointerParams), or that a call hands to a
+// function taking their bounds (`metadataParams`, the module's without twins: a twin's calls are
+// its kernel's); records each twin's in `metadataParams` and returns the twins. Call before the
+// checks, so that the twin is checked as its kernel is.
+std::vector<LaunchTwin> addLaunchTwins(ptx::Module& module, const analysis::SymbolTable& moduleSymbols,
+                                       MetadataParams& metadataParams);
 
 }  // namespace cucatch::instrument
