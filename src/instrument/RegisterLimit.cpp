@@ -189,6 +189,12 @@ std::vector<FunctionLimit> limitKernelRegisters(Module& module, const RegisterLi
   return out;
 }
 
+namespace {
+// The most registers per thread at which a multiprocessor still holds its most threads: 65536
+// registers for 2048 threads (sm_80, sm_90; fewer threads elsewhere, so more registers).
+constexpr unsigned kFullOccupancyRegisters = 32;
+}  // namespace
+
 void boundTwinRegisters(Module& module, std::vector<FunctionLimit>& kernels, bool relocatable) {
   auto countOf = [](const FunctionLimit& k) -> std::optional<unsigned> {
     if (!k.instrumentedRegisters) return std::nullopt;
@@ -201,7 +207,11 @@ void boundTwinRegisters(Module& module, std::vector<FunctionLimit>& kernels, boo
     auto kernel = std::find_if(kernels.begin(), kernels.end(), [&](const FunctionLimit& x) { return x.name == kernelName; });
     if (twin == kernels.end() || kernel == kernels.end()) continue;
     std::optional<unsigned> own = countOf(*twin), bound = countOf(*kernel);
-    if (!own || !bound || *own <= *bound) continue;
+    if (!own || !bound) continue;
+    // At or below kFullOccupancyRegisters a kernel's registers limit no occupancy (and ptxas
+    // raises a smaller .maxnreg to its own floor, 24 on sm_90, with a warning).
+    bound = std::max(*bound, kFullOccupancyRegisters);
+    if (*own <= *bound) continue;
     // (In relocatable code a .maxnreg below a separately compiled callee's count is refused; the
     // module's cap bounds both there.)
     if (relocatable && !separatelyCompiledCallee(*f, module).empty()) continue;

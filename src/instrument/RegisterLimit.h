@@ -89,11 +89,13 @@ std::vector<FunctionLimit> limitDeviceFunctionRegisters(const ptx::Module& modul
 // The kernels of `module` and the launch bounds they declare, without changing anything.
 std::vector<FunctionLimit> kernelsOf(const ptx::Module& module);
 
-// A kernel's launch twin (LaunchMetadata.h) takes no more registers than its kernel: a program
-// that sizes a grid by the kernel's occupancy (a persistent kernel whose blocks wait for each
-// other) gets at least that occupancy from the twin. Gives each twin of `kernels` (as
-// limitKernelRegisters left them) whose count is above its kernel's a `.maxnreg` of the kernel's
-// count.
+// A kernel's launch twin (LaunchMetadata.h) takes no more registers than its kernel, or than 32
+// where the kernel takes fewer (no occupancy is lost below that): a program that sizes a grid by
+// the kernel's occupancy (a persistent kernel whose blocks wait for each other) gets at least that
+// occupancy from the twin. Gives each twin of `kernels` (as limitKernelRegisters left them) whose
+// count is above that a `.maxnreg` of it. Not in relocatable code where the twin calls a function
+// compiled on its own (ptxas refuses a .maxnreg below the callee's count; what the kernel's count
+// is there is the device link's).
 void boundTwinRegisters(ptx::Module& module, std::vector<FunctionLimit>& kernels, bool relocatable);
 
 }  // namespace cucatch::instrument

@@ -36,9 +36,10 @@
   "// cucatch-expect-checked: KERNEL" wants the runtime's log (CUCATCH_DEBUG=1) to show that
   kernel's launches as launches of an instrumented kernel (a clean run of an unchecked kernel
   proves nothing); "// cucatch-expect-note: TEXT" wants a "cucatch: note:" line containing TEXT from a clean
-  program's cucatch build (and allows it); "// cucatch-expect-launch-twin: KERNEL [(API)]" wants the
-  runtime's log to show that kernel's launch twin launched in its place (its pointers' bounds taken
-  from the launch), through that driver entry point where one is given; "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
+  program's cucatch build (and allows it); "// cucatch-expect-launch-twin: KERNEL [(API)] [xN]" wants
+  the runtime's log to show that kernel's launch twin launched in its place (its pointers' bounds
+  taken from the launch), through that driver entry point where one is given, exactly N times where
+  N is given, and no twin refused; "// cucatch-expect-tagged" wants the cucatch build to print "pointers: tagged" on stderr
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
   with --jit plain (or --jit ptx), the plain build NAME.plain (or the PTX-only one, NAME.ptx) under
@@ -93,12 +94,22 @@ def expect_launch_twins(text, cmd, env):
     if not kernels:
         return
     d = run(cmd, env=dict(env, CUCATCH_DEBUG="1"))
+    lines = d.stderr.splitlines()
     for expected in kernels:
-        # "KERNEL" or "KERNEL (API)": a launch through that driver entry point.
-        kernel, _, api = expected.partition(" ")
-        if not any(l.startswith("cucatch: debug: launch twin ") and kernel in l and "__cc_launch in place" in l
-                   and l.endswith(api) for l in d.stderr.splitlines()):
-            fail(f"no launch of kernel {expected}'s launch twin in the runtime's log")
+        # "KERNEL", "KERNEL (API)": a launch through that driver entry point; "... xN": exactly N
+        # (the other launches of the kernel ran the kernel itself).
+        words = expected.split()
+        count = int(words.pop()[1:]) if len(words) > 1 and re.fullmatch(r"x\d+", words[-1]) else None
+        kernel, api = words[0], " ".join(words[1:])
+        n = sum(1 for l in lines if l.startswith("cucatch: debug: launch twin ") and kernel in l
+                and "__cc_launch in place" in l and l.endswith(api))
+        if (count is None and n == 0) or (count is not None and n != count):
+            fail(f"{n} launches of kernel {kernel}'s launch twin{' through ' + api if api else ''} in the "
+                 f"runtime's log, expected {count if count is not None else 'some'}")
+    # A twin the driver refused (an attribute of the kernel it lacks) ran the kernel instead.
+    refused = [l for l in lines if l.startswith("cucatch: debug: the driver refused ")]
+    if refused:
+        fail(f"a launch twin was refused: {refused[0]}")
 
 
 def main():

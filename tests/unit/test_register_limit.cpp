@@ -112,7 +112,7 @@ TEST_CASE("a kernel whose instrumented registers narrow its blocks gets a cap", 
 }
 
 TEST_CASE("a launch twin takes no more registers than its kernel", "[register-limit]") {
-  auto m = parse(R"(.version 8.0
+  const char* twins = R"(.version 8.0
 .target sm_90
 .address_size 64
 .visible .entry a(.param .u64 p)
@@ -132,7 +132,8 @@ ret;
 {
 ret;
 }
-)");
+)";
+  auto m = parse(twins);
   RegisterLimitOptions o;
   // a: 40 instrumented, its twin 44: the twin is held to 40. b: capped at 64 (its original fits
   // 1024 threads), its twin (with a .maxnreg of its own) measured 70: held to 64 too.
@@ -148,12 +149,23 @@ ret;
   REQUIRE(fs[3]->attributes.size() == 1);
   CHECK(fs[3]->attributes[0].directive == ".maxnreg");
   CHECK(fs[3]->attributes[0].arguments == std::vector<std::string>{"64"});
-  // A twin that takes fewer registers than its kernel is left as it is.
-  auto m2 = parse(kTwoKernels);
-  o.instrumentedRegisters = {{"a", 40}, {"a__cc_launch", 36}};
-  auto fewer = limitKernelRegisters(m2, o);
-  boundTwinRegisters(m2, fewer, false);
-  for (const auto* f : m2.functions()) CHECK((f->name == "b" || f->attributes.empty()));
+  // A twin that takes fewer registers than its kernel is left as it is; so is one of up to 32
+  // (no occupancy to lose there) beside a kernel of fewer; above 32 it is held to 32, not to the
+  // kernel's 16 (below what ptxas takes as a .maxnreg).
+  auto fewer = parse(twins);
+  o.instrumentedRegisters = {{"a", 40}, {"a__cc_launch", 36}, {"b", 16}, {"b__cc_launch", 30}};
+  o.originalRegisters = {{"a", 30}, {"b", 16}};
+  auto k2 = limitKernelRegisters(fewer, o);
+  boundTwinRegisters(fewer, k2, false);
+  CHECK(fewer.functions()[1]->attributes.empty());
+  REQUIRE(fewer.functions()[3]->attributes.size() == 1);
+  CHECK(fewer.functions()[3]->attributes[0].arguments == std::vector<std::string>{"80"});  // its own, untouched
+  auto floor = parse(twins);
+  o.instrumentedRegisters = {{"a", 16}, {"a__cc_launch", 40}};
+  auto k3 = limitKernelRegisters(floor, o);
+  boundTwinRegisters(floor, k3, false);
+  REQUIRE(floor.functions()[1]->attributes.size() == 1);
+  CHECK(floor.functions()[1]->attributes[0].arguments == std::vector<std::string>{"32"});
 }
 
 TEST_CASE("a kernel that still accepts its original's blocks gets no cap", "[register-limit]") {

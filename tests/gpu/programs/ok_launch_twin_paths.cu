@@ -1,9 +1,11 @@
 // cucatch-expect: clean
 // cucatch-link: -lcuda
-// cucatch-expect-launch-twin: scale_into (cuLaunchKernel)
-// cucatch-expect-launch-twin: scale_into (cuLaunchKernelEx)
-// cucatch-expect-launch-twin: scale_into (cuLaunchCooperativeKernel)
-// cucatch-expect-launch-twin: cluster_shape (cuLaunchKernel)
+// cucatch-expect-launch-twin: scale_into (cuLaunchKernel) x4
+// cucatch-expect-launch-twin: scale_into (cuLaunchKernelEx) x1
+// cucatch-expect-launch-twin: scale_into (cuLaunchCooperativeKernel) x1
+// cucatch-expect-launch-twin: big_shared (cuLaunchKernel) x2
+// cucatch-expect-launch-twin: cluster_shape (cuLaunchKernel) x1
+// cucatch-jit-env: CUCATCH_TAGS=1
 // Launch twins (instrument/LaunchMetadata.h): a kernel with pointer parameters launched every way
 // the runtime may or may not rewrite, each with correct accesses, must behave as plain: through
 // its twin (<<<>>>, cudaLaunchKernelEx, a cooperative launch), and through the kernel itself (a
@@ -11,7 +13,10 @@
 // block as an argument), with a null and a host-mapped pointer, a buffer freed and allocated
 // again between launches, and attributes the program sets on the kernel, which the twin must
 // take too: more dynamic shared memory than the default, set after the kernel's first launch,
-// and a cluster shape (a twin launched without it would see clusters of one block).
+// and a cluster shape (a twin launched without it would see clusters of one block). scale_into's
+// twin runs for four of its <<<>>> launches, the kernel itself for the captured, packed and heap ones
+// (JIT mode with tags on: with them off, the device-heap block's pointer is untagged, and its bounds
+// the host's as the device's, so the twin runs for it too).
 #include <cooperative_groups.h>
 #include <cuda.h>
 
