@@ -271,6 +271,17 @@ HOOK_SINCE(cuKernelSetAttribute, 12000)(Fn real, CUfunction_attribute attribute,
   if (r == CUDA_SUCCESS) rt().kernelAttributeSet();
   return r;
 }};
+// A module unloaded: its launch twins' handles die with it, and a later module may get them.
+HOOK(cuModuleUnload)(Fn real, CUmodule module) {
+  CUresult r = real(module);
+  if (r == CUDA_SUCCESS) rt().moduleUnloaded();
+  return r;
+}};
+HOOK_SINCE(cuLibraryUnload, 12000)(Fn real, CUlibrary library) {
+  CUresult r = real(library);
+  if (r == CUDA_SUCCESS) rt().moduleUnloaded();
+  return r;
+}};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                      unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
   LaunchArguments scratch;
@@ -921,7 +932,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
-  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuModuleUnload) X(cuLibraryUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

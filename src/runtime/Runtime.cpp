@@ -1011,6 +1011,11 @@ void Runtime::kernelAttributeSet() {
   twins_.clear();
 }
 
+void Runtime::moduleUnloaded() {
+  std::lock_guard lock(mutex_);
+  twins_.clear();
+}
+
 CUresult Runtime::twinRefused(void* function, CUresult result, const std::function<CUresult()>& launchKernel) {
   CUresult r = launchKernel();
   if (r != CUDA_SUCCESS) return r;

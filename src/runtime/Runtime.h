@@ -81,6 +81,9 @@ class Runtime {
   // The program set an attribute of a kernel (cuFuncSetAttribute, cuKernelSetAttribute): launch
   // twins take their kernels' attributes again at their next launch.
   void kernelAttributeSet();
+  // The program unloaded a module or library: the launch twins are looked up again (their
+  // handles may come back as another module's functions).
+  void moduleUnloaded();
   // A graph launch in `stream`: its kernels run after the table updates so far.
   void graphLaunching(CUstream stream);
   // Blocks the host until every table update so far reached every context's tables (for
