@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iterator>
 #include <set>
 #include <unordered_set>
 
 #include "analysis/CFG.h"
-
 #include "ptx/InstrInfo.h"
 
 namespace cucatch::instrument {
@@ -58,12 +56,9 @@ bool declaresModuleMemory(const Function& f) {
 
 // The 64-bit scalar parameters of kernel `f` whose pointer a call hands to a function that takes
 // its bounds (MetadataParams.h): the kernel reads their metadata to pass it on.
-std::set<std::string> passedParams(const Function& f, const analysis::SymbolTable& moduleSymbols,
+std::set<std::string> passedParams(const Function& f, const analysis::PointerAnalysis& pa,
                                    const MetadataParams& metadataParams) {
   std::set<std::string> out;
-  analysis::CFG cfg(f);
-  analysis::SymbolTable symbols = analysis::functionSymbols(f, moduleSymbols);
-  analysis::PointerAnalysis pa(f, cfg, symbols);
   std::unordered_set<std::string> arguments;
   for (size_t i = 0; i < f.body.size(); ++i) {
     const auto* in = std::get_if<Instruction>(&f.body[i]);
@@ -95,9 +90,12 @@ std::vector<LaunchTwin> addLaunchTwins(Module& module, const analysis::SymbolTab
     const auto* f = std::get_if<Function>(&module.items[i]);
     if (!f || !f->isEntry || !f->hasBody || !f->params || declaresModuleMemory(*f)) continue;
     // The pointers its accesses are made from, and those it hands to functions with their bounds.
+    const analysis::CFG cfg(*f);
+    const analysis::SymbolTable symbols = analysis::functionSymbols(*f, moduleSymbols);
+    const analysis::PointerAnalysis pa(*f, cfg, symbols);
     std::vector<MetadataParams::Param> params;
-    const std::vector<MetadataParams::Param> accessed = pointerParams(*f, moduleSymbols);
-    const std::set<std::string> passed = passedParams(*f, moduleSymbols, metadataParams);
+    const std::vector<MetadataParams::Param> accessed = pointerParams(*f, pa);
+    const std::set<std::string> passed = passedParams(*f, pa, metadataParams);
     for (size_t k = 0; k < f->params->params.size(); ++k) {
       const auto& p = f->params->params[k];
       if (!isScalar64Param(p)) continue;

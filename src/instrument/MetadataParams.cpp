@@ -174,14 +174,18 @@ void appendMetadataParams(ParamList& list, const std::vector<std::string>& names
 }  // namespace
 
 std::vector<MetadataParams::Param> pointerParams(const Function& f, const SymbolTable& moduleSymbols) {
+  if (!f.params || std::none_of(f.params->params.begin(), f.params->params.end(), isScalar64Param)) return {};
+  CFG cfg(f);
+  SymbolTable symbols = functionSymbols(f, moduleSymbols);
+  return pointerParams(f, PointerAnalysis(f, cfg, symbols));
+}
+
+std::vector<MetadataParams::Param> pointerParams(const Function& f, const PointerAnalysis& pa) {
   if (!f.params) return {};
   std::unordered_set<std::string> scalar64;
   for (const auto& p : f.params->params)
     if (isScalar64Param(p)) scalar64.insert(p.declarators[0].name);
   if (scalar64.empty()) return {};
-  CFG cfg(f);
-  SymbolTable symbols = functionSymbols(f, moduleSymbols);
-  PointerAnalysis pa(f, cfg, symbols);
   std::set<std::string> used;
   auto use = [&](const PointerDef& d) {
     std::optional<ParamSlot> slot = paramSlotRead(std::get<Instruction>(f.body[d.statement]));
@@ -200,7 +204,6 @@ std::vector<MetadataParams::Param> pointerParams(const Function& f, const Symbol
   }
   return out;
 }
-
 
 std::vector<std::string> MetadataParams::of(const std::string& function, const std::string& param) const {
   auto it = byFunction.find(function);

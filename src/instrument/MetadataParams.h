@@ -89,6 +89,8 @@ bool passesByType(const ptx::Function& caller, size_t statement, const std::opti
 // whole 64-bit parameter), or that `f` converts to a shared address itself: what metadata
 // parameters serve.
 std::vector<MetadataParams::Param> pointerParams(const ptx::Function& f, const analysis::SymbolTable& moduleSymbols);
+// ... from `f`'s analysis, where the caller has one.
+std::vector<MetadataParams::Param> pointerParams(const ptx::Function& f, const analysis::PointerAnalysis& pa);
 
 // The metadata parameters of `module`'s functions (before the rewrite: reads the module only).
 // `wholeProgram`: the module is all the device code its kernels run, so .visible functions are

@@ -115,10 +115,10 @@ struct Stats {
   // Relocatable code (RelocatableCalls.h): functions other units may call, given an entry point
   // that takes the bounds; and other units' functions this unit calls through a .weak one.
   size_t metadataEntryPoints = 0;
+  size_t metadataForwarders = 0;
   // Kernels given a twin that takes their pointers' bounds from the launch (LaunchMetadata.h);
   // the twins' accesses are not counted again.
   size_t launchTwins = 0;
-  size_t metadataForwarders = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;

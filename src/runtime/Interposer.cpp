@@ -262,24 +262,24 @@ HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary libra
 // kernel's attributes then.
 HOOK(cuFuncSetAttribute)(Fn real, CUfunction f, CUfunction_attribute attribute, int value) {
   CUresult r = real(f, attribute, value);
-  if (r == CUDA_SUCCESS) rt().kernelAttributeSet();
+  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
 HOOK_SINCE(cuKernelSetAttribute, 12000)(Fn real, CUfunction_attribute attribute, int value, CUkernel kernel,
                                         CUdevice device) {
   CUresult r = real(attribute, value, kernel, device);
-  if (r == CUDA_SUCCESS) rt().kernelAttributeSet();
+  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
 // A module unloaded: its launch twins' handles die with it, and a later module may get them.
 HOOK(cuModuleUnload)(Fn real, CUmodule module) {
   CUresult r = real(module);
-  if (r == CUDA_SUCCESS) rt().moduleUnloaded();
+  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
 HOOK_SINCE(cuLibraryUnload, 12000)(Fn real, CUlibrary library) {
   CUresult r = real(library);
-  if (r == CUDA_SUCCESS) rt().moduleUnloaded();
+  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,

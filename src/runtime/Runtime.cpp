@@ -1006,12 +1006,7 @@ Runtime::Twin& Runtime::launchTwin(void* handle, CUfunction f, const Module& m) 
   return t;
 }
 
-void Runtime::kernelAttributeSet() {
-  std::lock_guard lock(mutex_);
-  twins_.clear();
-}
-
-void Runtime::moduleUnloaded() {
+void Runtime::forgetLaunchTwins() {
   std::lock_guard lock(mutex_);
   twins_.clear();
 }

@@ -78,12 +78,10 @@ class Runtime {
   // launched, the twin is not used for it again (an attribute the program set on the kernel,
   // which the twin lacks).
   CUresult twinRefused(void* function, CUresult result, const std::function<CUresult()>& launchKernel);
-  // The program set an attribute of a kernel (cuFuncSetAttribute, cuKernelSetAttribute): launch
-  // twins take their kernels' attributes again at their next launch.
-  void kernelAttributeSet();
-  // The program unloaded a module or library: the launch twins are looked up again (their
-  // handles may come back as another module's functions).
-  void moduleUnloaded();
+  // Launch twins are looked up again at their next launch: after the program set an attribute of
+  // a kernel (cuFuncSetAttribute, cuKernelSetAttribute), which the twin then takes too, and after
+  // it unloaded a module or library (their handles may come back as another module's functions).
+  void forgetLaunchTwins();
   // A graph launch in `stream`: its kernels run after the table updates so far.
   void graphLaunching(CUstream stream);
   // Blocks the host until every table update so far reached every context's tables (for
