@@ -22,6 +22,7 @@ struct CheckFlags {
   bool noFamilies = false;
   bool noWarpResync = false;
   bool noLaunchMetadata = false;
+  bool noLaunchVersions = false;
   bool localObjectsAsked = false;
   std::string registerLimit = "measure";  // or "none"
 
@@ -65,6 +66,11 @@ struct CheckFlags {
                  "reads them from the tables; the kernel itself runs where the runtime does not rewrite the "
                  "launch (a graph, a stream being captured, packed arguments, a launch from the device). Measured: "
                  "a kernel touching one element per thread ran 1.07x the plain time against 1.43x without");
+    app.add_flag("--no-launch-versions", noLaunchVersions,
+                 "give no kernel a second version of its body: by default a kernel whose shared accesses are in "
+                 "bounds for every launch whose block dimensions and dynamic shared memory satisfy a condition "
+                 "(buf[t + blockDim.x] in 2 * blockDim.x elements) tests it once at entry and, where it holds, "
+                 "runs a copy of its body without those checks");
     app.add_option("--register-limit", registerLimit,
                    "measure (default): compile the original with ptxas to learn each kernel's registers, and "
                    "cap each instrumented kernel (.maxnreg) so that every block size the original accepted still "
@@ -83,15 +89,16 @@ struct CheckFlags {
     o.loopRangeChecks = loopRanges;
     o.warpResync = !noWarpResync;
     o.launchMetadata = !noLaunchMetadata;
+    o.launchVersions = !noLaunchVersions;
     return o;
   }
   bool measureRegisters() const { return registerLimit == "measure"; }
   // What makes the output differ from the defaults' (part of the JIT cache's key).
   std::string describe() const {
     return fmt::format(
-        "parts {} objects {} dominated {} loops {} coalesce {} families {} resync {} launch {} limit {}", sharedParts,
-        !noLocalObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, !noWarpResync, !noLaunchMetadata,
-        registerLimit);
+        "parts {} objects {} dominated {} loops {} coalesce {} families {} resync {} launch {} versions {} limit {}",
+        sharedParts, !noLocalObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, !noWarpResync,
+        !noLaunchMetadata, !noLaunchVersions, registerLimit);
   }
 };
 

@@ -135,6 +135,11 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"launch twins", s.launchTwins,
        "kernels given a twin that takes their pointer parameters' bounds from the launch, which the runtime "
        "launches in their place (their accesses are counted once, as the kernel's)"},
+      {"versioned", s.launchVersions,
+       "kernels given a second version of their body, run where the launch's block dimensions and dynamic shared "
+       "memory satisfy the condition tested at entry"},
+      {"launch proven", s.launchProvenChecks,
+       "shared accesses the second version runs without a check: in bounds for every launch that satisfies it"},
       {"entry points", s.metadataEntryPoints,
        "functions other units may call, given an entry point that takes their pointers' bounds (relocatable code)"},
       {"forwarders", s.metadataForwarders,

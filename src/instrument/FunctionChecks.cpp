@@ -251,8 +251,16 @@ void FunctionChecks::finish() {
   // out-of-line parts and the report block they end in (only branched to, never fallen into:
   // each part ends with a branch).
   edits.prologue = functionPrologue(regs) + declarations + entry;
+  std::string fastLabel;
+  if (!launchVersion.empty()) {
+    // Last in the prologue: what comes before runs once, for either version.
+    fastLabel = newLabel("fast");
+    edits.prologue += launchConditionTest(regs, launchVersion.condition) + fmt::format("@{} bra {};\n", regs.q(0), fastLabel);
+    ++unit.stats.launchVersions;
+  }
   edits.epilogue = outOfLine + (checks_ ? reportBlock(regs, unit.unit) : std::string());
   applyEdits(function, edits);
+  if (!fastLabel.empty()) addLaunchVersion(function, fastLabel, launchVersion);
   ++unit.stats.functions;
 }
 

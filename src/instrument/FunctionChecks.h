@@ -16,6 +16,7 @@
 #include "analysis/ValueRange.h"
 #include "instrument/BodyEdit.h"
 #include "instrument/FrameTable.h"
+#include "instrument/LaunchVersions.h"
 #include "instrument/MetadataParams.h"
 #include "instrument/Sequences.h"
 #include "instrument/Unit.h"
@@ -64,6 +65,10 @@ struct CheckOptions {
   const MetadataParams* metadataParams = nullptr;
   // The device functions given their thread's frame table (FrameTable.h); none where null.
   const FrameTable* frameTable = nullptr;
+  // Leave out, in a second version of a kernel's body that runs where the launch satisfies the
+  // condition, the checks of shared accesses proven for such launches (LaunchVersions.h); off in
+  // a module with debug sections.
+  bool launchVersions = true;
 };
 
 // The abi::AccessFlags of an access of kind `k`, for its error record.
@@ -91,6 +96,8 @@ class FunctionChecks {
   std::string declarations;  // the passes' own registers, declared in the prologue
   std::string entry;         // sequences at function entry, after the shared prologue
   std::string outOfLine;     // the checks' out-of-line parts (CheckCode), before the report block
+  // The checks a second version of the body leaves out, and where it runs (LaunchVersions.h).
+  LaunchVersion launchVersion;
 
   // A site for access `a` (its statement's instruction, source line, kind, size and space),
   // with a fresh id; the pass records it with addSite once the check is in place.

@@ -40,6 +40,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.families = options.familyChecks;
   checkOptions.loopRanges = options.loopRangeChecks;
+  checkOptions.launchVersions = options.launchVersions && !hasDebugSections(module);
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;
   for (const auto& [name, info] : symbols)
     if (info.dynamicShared && (checkOptions.dynamicShared == CUCATCH_DYNAMIC_SMEM_SYMBOL || name < checkOptions.dynamicShared))

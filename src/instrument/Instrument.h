@@ -65,6 +65,11 @@ struct InstrumentOptions {
   // (LaunchMetadata.h), which the runtime launches in its place (cucatch-ptx
   // --no-launch-metadata turns it off).
   bool launchMetadata = true;
+  // Give a kernel whose shared accesses are in bounds for every launch that satisfies a
+  // condition on its block's dimensions and dynamic shared memory a second version of its body
+  // without their checks, run where the launch satisfies it (LaunchVersions.h; cucatch-ptx
+  // --no-launch-versions turns it off).
+  bool launchVersions = true;
   // The module is all the device code its kernels run (compiled whole, not -rdc): its .visible
   // device functions are called from nowhere else, so their pointer parameters may take their
   // callers' metadata too (MetadataParams.h). Without it only functions without linkage do.

@@ -37,13 +37,6 @@ std::optional<uint64_t> paramBytes(const ParamList& list) {
   return at;
 }
 
-bool hasDebugSections(const Module& module) {
-  return std::any_of(module.items.begin(), module.items.end(), [](const TopLevel& t) {
-    const auto* s = std::get_if<Section>(&t);
-    return s && s->name.starts_with(".debug_info");
-  });
-}
-
 // A variable of the kernel's own in global or constant memory (`.global .u32 count;` in its
 // body): a copy of the kernel would have its own, and state the kernel keeps there across
 // launches would split between the two.

@@ -671,6 +671,30 @@ CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const Ch
   return code;
 }
 
+std::string launchConditionTest(const FunctionRegs& r, const analysis::LaunchCondition& condition) {
+  // The values each term's coefficients go with, in order.
+  static constexpr const char* kValues[analysis::kLaunchValues] = {"%ntid.x", "%ntid.y", "%ntid.z",
+                                                                   "%dynamic_smem_size"};
+  std::string s;
+  bool first = true;
+  for (const analysis::LaunchAffine& term : condition) {
+    s += fmt::format("mov.b64 {}, {};\n", r.t(0), term.constant);
+    for (size_t v = 0; v < analysis::kLaunchValues; ++v) {
+      if (term.k[v] == 0) continue;
+      s += fmt::format("mov.u32 {u0}, {value};\ncvt.u64.u32 {t1}, {u0};\nmad.lo.s64 {t0}, {t1}, {k}, {t0};\n",
+                       fmt::arg("u0", r.u(0)), fmt::arg("value", kValues[v]), fmt::arg("t1", r.t(1)),
+                       fmt::arg("t0", r.t(0)), fmt::arg("k", term.k[v]));
+    }
+    if (first)
+      s += fmt::format("setp.ge.s64 {}, {}, 0;\n", r.q(0), r.t(0));
+    else
+      s += fmt::format("setp.ge.s64 {q1}, {t0}, 0;\nand.pred {q0}, {q0}, {q1};\n", fmt::arg("q1", r.q(1)),
+                       fmt::arg("t0", r.t(0)), fmt::arg("q0", r.q(0)));
+    first = false;
+  }
+  return s;
+}
+
 CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& m, const std::string& address,
                            int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
                            const CheckCode& group, const std::string& slowLabel, const std::string& okLabel) {

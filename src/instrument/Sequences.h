@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/LaunchBounds.h"
+
 namespace cucatch::instrument {
 
 // Registers holding one pointer's metadata, carried alongside the pointer.
@@ -227,6 +229,10 @@ CheckCode sharedCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, con
 // access of the group is out of bounds: `group` (the group's own checks, in program order),
 // out of line from `slowLabel`, then reports the first that fails. `okLabel` ends the inline
 // part.
+// Sets q0 where the launch satisfies `condition` (analysis/LaunchBounds.h: each term, an affine
+// function of %ntid and %dynamic_smem_size, is >= 0), computed in 64 bits: LaunchVersions' test
+// at kernel entry.
+std::string launchConditionTest(const FunctionRegs& r, const analysis::LaunchCondition& condition);
 CheckCode sharedRangeCheck(const FunctionRegs& r, const SharedBoundsRegs& bounds, const std::string& address,
                            int64_t lowest, uint64_t span, const std::string& guardPredicate, bool guardNegated,
                            const CheckCode& group, const std::string& slowLabel, const std::string& okLabel);

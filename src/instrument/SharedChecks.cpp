@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "analysis/LaunchBounds.h"
 #include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
 #include "instrument/Sequences.h"
@@ -43,6 +46,14 @@ class SharedChecks {
       if (!why.empty()) {
         ++stats.unchecked[std::string(why)];
         continue;
+      }
+      if (std::optional<LaunchCondition> when = launchProof(a)) {
+        if (when->empty()) {  // every launch
+          ++stats.provenInBounds;
+          continue;
+        }
+        launchProven_.insert(a.statement);
+        launchCondition_.insert(when->begin(), when->end());
       }
       checked.push_back(&a);
       if (!passedBoundsOf(a).empty()) ++stats.sharedPassedAccesses;
@@ -121,6 +132,8 @@ class SharedChecks {
         add(first, check(first));
         continue;
       }
+      bool allProven = std::all_of(group.begin(), group.end(),
+                                   [&](const AccessSite* a) { return launchProven_.count(a->statement) != 0; });
       // One range check; the group's own checks only where it fails (they report the first
       // access out of bounds, in program order).
       CheckCode groupChecks;
@@ -128,10 +141,15 @@ class SharedChecks {
       auto [lowest, span] = fc_.rangeOf(group);
       const auto& in = std::get<Instruction>(f.body[first.statement]);
       std::string slowLabel = fc_.newLabel("slow");
+      if (allProven) fc_.launchVersion.provenBranches.insert(slowLabel);
       add(first, sharedRangeCheck(fc_.regs, boundsOf(first), first.addressRegister, lowest, span,
                                   in.guard ? in.guard->predicate : "", in.guard && in.guard->negated, groupChecks,
                                   slowLabel, fc_.newLabel()));
       stats.coalescedChecks += group.size() - 1;
+    }
+    if (!launchProven_.empty()) {
+      fc_.launchVersion.condition = weakestTerms(launchCondition_, *launchBounds_);
+      stats.launchProvenChecks += launchProven_.size();
     }
     if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
     // Registers reached by "no definition" on some path start out unknown.
@@ -176,6 +194,7 @@ class SharedChecks {
     if (partOf(a)) c.partStart = partStarts_.at(*partOf(a));
     c.lanes = a.access.lanes;
     CheckCode code = sharedCheck(fc_.regs, bounds, c, in.guard ? in.guard->predicate : "", in.guard && in.guard->negated);
+    if (launchProven_.count(a.statement)) fc_.launchVersion.provenBranches.insert(c.label);
     code.inlined.insert(0, boundsText);
     fc_.addSite(std::move(site), a);
     return code;
@@ -338,6 +357,39 @@ class SharedChecks {
     return from->second.lo >= 0 && static_cast<uint64_t>(from->second.hi) + a.access.size <= v->size;
   }
 
+  // The condition on the launch under which `a` is inside the variable its check bounds it by
+  // (analysis/LaunchBounds.h; empty: every launch), where the kernel may have a second version
+  // (LaunchVersions.h) and the check's bounds are the variable's: every base reaching it is the
+  // variable's symbol (not a part of it, not bounds passed by a caller).
+  // Elsewhere only a proof for every launch counts.
+  std::optional<LaunchCondition> launchProof(const AccessSite& a) {
+    if (!fc_.options.launchVersions || partOf(a)) return std::nullopt;
+    if (a.addressSymbol.empty() && (!reachedOnlyByObjects(a) || !passedBoundsOf(a).empty())) return std::nullopt;
+    std::string variable = objectName(a);
+    if (variable.empty()) return std::nullopt;
+    if (!launchBounds_) {
+      launchBounds_.emplace(fc_.function, pa_, symbols_);
+      threadGuards_.emplace(fc_.function, fc_.cfg, pa_);
+      versionable_ = versionable(fc_.function);
+    }
+    // Where a branch on the way bounds the thread's index (a halo loaded by a few threads), the
+    // bounds for those threads.
+    ThreadLimits limits = threadGuards_->at(a.statement);
+    const LaunchBounds* bounds = &*launchBounds_;
+    if (limits != ThreadLimits{-1, -1, -1}) {
+      auto it = guardedBounds_.find(limits);
+      if (it == guardedBounds_.end())
+        it = guardedBounds_.try_emplace(limits, fc_.function, pa_, symbols_, limits).first;
+      bounds = &it->second;
+    }
+    std::optional<LaunchCondition> when = bounds->inBoundsWhen(a, variable);
+    if (!when || when->empty()) return when;
+    // Only a condition a launch of a warp or more can meet is worth a copy of the body.
+    if (!versionable_ || !std::all_of(when->begin(), when->end(), [&](const LaunchAffine& t) { return bounds->plausible(t); }))
+      return std::nullopt;
+    return when;
+  }
+
   std::string_view uncheckedReason(const AccessSite& a) const {
     if (!a.access.uncheckable.empty()) return a.access.uncheckable;
     // Another block's shared memory: only through an address made from a variable (possibly
@@ -362,6 +414,12 @@ class SharedChecks {
   std::optional<DynamicSharedParts> parts_;  // with --shared-parts
   std::vector<SharedBoundsRegs> partChecks_;  // part 0, 1, ...: (the region's start, to the part's end)
   std::vector<std::string> partStarts_;       // part 0, 1, ...: where it starts, for the report
+  std::optional<LaunchBounds> launchBounds_;  // made where first asked (launchProof)
+  bool versionable_ = false;                  // ... and whether the function may be versioned
+  std::optional<ThreadGuards> threadGuards_;
+  std::map<ThreadLimits, LaunchBounds> guardedBounds_;  // for threads a branch bounds (ThreadGuards)
+  std::unordered_set<size_t> launchProven_;  // statements of accesses proven under launchCondition_
+  LaunchCondition launchCondition_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -99,6 +100,13 @@ std::string sourceFunctionName(std::string_view name) {
 }
 
 std::string sourceFunctionName(const Function& f) { return sourceFunctionName(f.name); }
+
+bool hasDebugSections(const Module& module) {
+  return std::any_of(module.items.begin(), module.items.end(), [](const TopLevel& t) {
+    const auto* s = std::get_if<Section>(&t);
+    return s && s->name.starts_with(".debug_info");
+  });
+}
 
 Site siteAt(const Function& f, size_t statement, const SourcePlace& place, uint32_t id) {
   const auto& in = std::get<Instruction>(f.body[statement]);

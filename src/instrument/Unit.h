@@ -66,6 +66,9 @@ inline bool isLaunchTwin(std::string_view name) { return name.ends_with(kLaunchT
 // (kMetadataEntrySuffix) or launch twin (kLaunchTwinSuffix) it is.
 std::string sourceFunctionName(const ptx::Function& f);
 std::string sourceFunctionName(std::string_view name);
+// Whether `module` carries DWARF (nvcc -G): its .debug_info names the functions' labels, so a
+// function is not copied (launch twins) nor its body doubled (launch versions) there.
+bool hasDebugSections(const ptx::Module& module);
 
 // Where statement i of a function comes from: the last .loc before it (0: none), and where the
 // code of that .loc was inlined (its inlined_at attribute, followed back along a chain of
@@ -119,6 +122,11 @@ struct Stats {
   // Kernels given a twin that takes their pointers' bounds from the launch (LaunchMetadata.h);
   // the twins' accesses are not counted again.
   size_t launchTwins = 0;
+  // Kernels given a second version of their body for launches that satisfy a condition on the
+  // block's dimensions and dynamic shared memory (LaunchVersions.h), and the shared accesses it
+  // runs without a check.
+  size_t launchVersions = 0;
+  size_t launchProvenChecks = 0;
   // Shared accesses whose check was folded into one range check with others through the same
   // address (straight-line code): counted among the instrumented, minus one per group.
   size_t coalescedChecks = 0;

@@ -7,6 +7,7 @@
 #include "analysis/AddressFamilies.h"
 #include "analysis/CFG.h"
 #include "analysis/FrameLayout.h"
+#include "analysis/LaunchBounds.h"
 #include "analysis/PointerAnalysis.h"
 #include "analysis/SharedParts.h"
 #include "analysis/ValueRange.h"
@@ -996,4 +997,186 @@ TEST_CASE("defined registers: the barrier reduction, multimem.ld_reduce and tcge
   CHECK(defined("bar.sync 0;").empty());
   CHECK(defined("multimem.red.relaxed.sys.global.add.u32 [%rd1], %r1;").empty());
   CHECK(defined("st.global.u32 [%rd1], %r1;").empty());
+}
+
+TEST_CASE("launch bounds: offsets bounded by the block's dimensions and the dynamic shared size", "[analysis]") {
+  // A Hillis-Steele scan's ping-pong offsets (from and to swapped each step: 0 or blockDim.x), a
+  // 2-D tile indexed [threadIdx.y + 24][threadIdx.x] (mad), blockDim.x - 1 - threadIdx.x (the
+  // bounds cancel), an induction variable (unbounded), and an index only a run tells.
+  auto a = analyse(R"(
+	.shared .align 4 .b8 tile[4224];
+	mov.u32 %r1, %ntid.x;
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, buf;
+	shl.b32 %r4, %r2, 2;
+	add.s32 %r5, %r3, %r4;
+	mov.u32 %r6, 0;
+	mov.u32 %r7, %r1;
+	mov.u32 %r8, 1;
+$L__loop:
+	shl.b32 %r9, %r6, 2;
+	add.s32 %r10, %r5, %r9;
+	ld.shared.u32 %r11, [%r10];
+	shl.b32 %r12, %r7, 2;
+	add.s32 %r13, %r5, %r12;
+	st.shared.u32 [%r13], %r11;
+	mov.u32 %r14, %r6;
+	mov.u32 %r6, %r7;
+	mov.u32 %r7, %r14;
+	shl.b32 %r8, %r8, 1;
+	setp.lt.s32 %p1, %r8, %r1;
+	@%p1 bra $L__loop;
+	mov.u32 %r15, tile;
+	mov.u32 %r16, %tid.y;
+	mad.lo.s32 %r17, %r16, 132, %r15;
+	add.s32 %r18, %r17, %r4;
+	st.shared.u32 [%r18+3168], %r11;
+	sub.s32 %r19, %r1, %r2;
+	add.s32 %r20, %r19, -1;
+	shl.b32 %r21, %r20, 2;
+	add.s32 %r22, %r3, %r21;
+	ld.shared.u32 %r23, [%r22];
+	shl.b32 %r0, %r8, 2;
+	add.s32 %r0, %r3, %r0;
+	st.shared.u32 [%r0], %r23;
+	ld.shared.u32 %r0, [buf];
+)",
+                   ".extern .shared .align 4 .b8 buf[];\n");
+  LaunchBounds lb(*a.function, *a.pa, *a.symbols);
+  auto term = [](int64_t c, int64_t x, int64_t y, int64_t dyn) { return LaunchAffine{c, {x, y, 0, dyn}}; };
+  // buf[t + from]: 4 (t + from) + 4 <= dynamic size, from <= blockDim.x.
+  auto scanRead = lb.inBoundsWhen(a.access("ld.shared.u32", 0), "buf");
+  REQUIRE(scanRead);
+  CHECK(*scanRead == LaunchCondition{term(0, -8, 0, 1)});
+  CHECK(lb.inBoundsWhen(a.access("st.shared.u32", 0), "buf") == scanRead);
+  CHECK_FALSE(lb.inBoundsWhen(a.access("ld.shared.u32", 0), "tile"));  // not its variable
+  // tile[ty + 24][tx]: 132 ty + 4 tx + 3172 <= 4224, for ty < ntid.y, tx < ntid.x.
+  auto tile = lb.inBoundsWhen(a.access("st.shared.u32", 1), "tile");
+  REQUIRE(tile);
+  CHECK(*tile == LaunchCondition{term(4224 - 3172 + 132 + 4, -4, -132, 0)});
+  // buf[blockDim.x - 1 - t]: at least 0 for every launch; its end needs 4 blockDim.x bytes.
+  auto reversed = lb.inBoundsWhen(a.access("ld.shared.u32", 1), "buf");
+  REQUIRE(reversed);
+  CHECK(*reversed == LaunchCondition{term(0, -4, 0, 1)});
+  // The doubled step grows every round: unbounded, no condition.
+  CHECK(lb.of("%r8").unbounded);
+  CHECK_FALSE(lb.inBoundsWhen(a.access("st.shared.u32", 2), "buf"));
+  // [buf]: the dynamic size must hold 4 bytes.
+  auto first = lb.inBoundsWhen(a.access("ld.shared.u32", 2), "buf");
+  REQUIRE(first);
+  CHECK(*first == LaunchCondition{term(-4, 0, 0, 1)});
+}
+
+TEST_CASE("launch bounds: a kernel's .reqntid decides a condition, a wrap-around bounds nothing", "[analysis]") {
+  auto a = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() .reqntid 256, 1, 1
+{
+	.reg .b32 %r<17>;
+	.shared .align 4 .b8 s[1024];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u32 %r3, s;
+	add.s32 %r4, %r3, %r2;
+	ld.shared.u32 %r5, [%r4];
+	add.s32 %r6, %r1, -1;
+	shl.b32 %r7, %r6, 2;
+	add.s32 %r8, %r3, %r7;
+	ld.shared.u32 %r9, [%r8];
+	ld.shared.u32 %r10, [%r4+4];
+	mov.u32 %r11, %ntid.x;
+	not.b32 %r12, %r1;
+	add.s32 %r13, %r11, %r12;
+	shl.b32 %r14, %r13, 2;
+	add.s32 %r15, %r3, %r14;
+	ld.shared.u32 %r16, [%r15];
+	ret;
+}
+)");
+  LaunchBounds lb(*a.function, *a.pa, *a.symbols);
+  // s[t] with t < 256 exactly: always inside (an empty condition).
+  auto always = lb.inBoundsWhen(a.access("ld.shared.u32", 0), "s");
+  REQUIRE(always);
+  CHECK(always->empty());
+  // s[t - 1]: thread 0's index wraps around, so it is not bounded at all.
+  CHECK(lb.of("%r6").unbounded);
+  CHECK_FALSE(lb.inBoundsWhen(a.access("ld.shared.u32", 1), "s"));
+  // s[t + 1]: thread 255 reads past the end at every launch: no condition can hold.
+  CHECK_FALSE(lb.inBoundsWhen(a.access("ld.shared.u32", 2), "s"));
+  // s[blockDim.x - 1 - t] as nvcc writes it (ntid + not(t)): always inside.
+  auto reversed = lb.inBoundsWhen(a.access("ld.shared.u32", 3), "s");
+  REQUIRE(reversed);
+  CHECK(reversed->empty());
+}
+
+TEST_CASE("launch bounds: a branch on the thread's index bounds it where it guards", "[analysis]") {
+  // A halo: threads below 4 store 256 elements on (taken edge); threads at or past 8 in y skip a
+  // store (the fall-through of an or.pred that does not hold bounds both sides).
+  auto a = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+	.reg .pred %p<6>;
+	.reg .b32 %r<12>;
+	.shared .align 4 .b8 tile[1056];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %tid.y;
+	shl.b32 %r3, %r1, 2;
+	mov.u32 %r4, tile;
+	add.s32 %r5, %r4, %r3;
+	st.shared.u32 [%r5+16], %r1;
+	setp.lt.u32 %p1, %r1, 4;
+	@%p1 bra $L__halo;
+	bra.uni $L__done;
+$L__halo:
+	st.shared.u32 [%r5+1040], %r1;
+$L__done:
+	setp.gt.u32 %p2, %r2, 7;
+	setp.ge.s32 %p3, %r1, 32;
+	or.pred %p4, %p2, %p3;
+	@%p4 bra $L__end;
+	st.shared.u32 [%r5], %r2;
+$L__end:
+	ret;
+}
+)");
+  ThreadGuards guards(*a.function, *a.cfg, *a.pa);
+  CHECK(guards.at(a.access("st.shared.u32", 0).statement) == ThreadLimits{-1, -1, -1});
+  CHECK(guards.at(a.access("st.shared.u32", 1).statement) == ThreadLimits{3, -1, -1});
+  CHECK(guards.at(a.access("st.shared.u32", 2).statement) == ThreadLimits{31, 7, -1});
+  // The halo's store past the block's 256 elements is inside the tile for those threads, at
+  // every launch; for every thread, only where the block has at most 4.
+  LaunchBounds guarded(*a.function, *a.pa, *a.symbols, ThreadLimits{3, -1, -1});
+  auto halo = guarded.inBoundsWhen(a.access("st.shared.u32", 1), "tile");
+  REQUIRE(halo);
+  CHECK(halo->empty());
+  LaunchBounds any(*a.function, *a.pa, *a.symbols);
+  auto unguarded = any.inBoundsWhen(a.access("st.shared.u32", 1), "tile");
+  REQUIRE(unguarded);
+  REQUIRE(unguarded->size() == 1);
+  // (blockDim.x <= 4: a block of a warp or more meets it only as 1 x 32, since the kernel reads
+  // %tid.y; a kernel that reads only x has no such block.)
+  CHECK(any.plausible(*unguarded->begin()));
+  auto b = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+	.reg .b32 %r<6>;
+	.shared .align 4 .b8 tile[1056];
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r3, %r1, 2;
+	mov.u32 %r4, tile;
+	add.s32 %r5, %r4, %r3;
+	st.shared.u32 [%r5+1040], %r1;
+	ret;
+}
+)");
+  LaunchBounds xOnly(*b.function, *b.pa, *b.symbols);
+  auto past = xOnly.inBoundsWhen(b.access("st.shared.u32", 0), "tile");
+  REQUIRE(past);
+  REQUIRE(past->size() == 1);
+  CHECK_FALSE(xOnly.plausible(*past->begin()));
 }

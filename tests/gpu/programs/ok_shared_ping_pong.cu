@@ -73,13 +73,20 @@ int main() {
   CHECK(cudaMalloc(&in, sizeof hin));
   CHECK(cudaMalloc(&out, sizeof hin));
   CHECK(cudaMemcpy(in, hin, sizeof hin, cudaMemcpyHostToDevice));
-  scanOffsets<<<blocks, n, 2 * n * sizeof(unsigned)>>>(in, out);
-  CHECK(cudaGetLastError());
-  unsigned hout[n * blocks];
-  CHECK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
-  unsigned long long sum = 0;
-  for (int i = 0; i < n * blocks; ++i) sum = sum * 31 + hout[i];
-  std::printf("scan: %llu (last %u)\n", sum, hout[n * blocks - 1]);
+  // Block sizes from 32 to 1024 (blocks of n over the same 1024 words), each with exactly and
+  // with more than the 2 * blockDim.x words the scan needs: where the launch gives them, an
+  // instrumented build runs its copy without the proven checks (docs/design.md, "Launch versions").
+  for (int size : {32, 96, 256, 1024})
+    for (int extra : {0, 100}) {
+      CHECK(cudaMemset(out, 0, sizeof hin));
+      scanOffsets<<<n * blocks / size, size, (2 * size + extra) * sizeof(unsigned)>>>(in, out);
+      CHECK(cudaGetLastError());
+      unsigned hout[n * blocks];
+      CHECK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
+      unsigned long long sum = 0;
+      for (int i = 0; i < n * blocks; ++i) sum = sum * 31 + hout[i];
+      std::printf("scan %d (+%d): %llu (last %u)\n", size, extra, sum, hout[n * blocks - 1]);
+    }
 
   float hf[n * blocks];
   for (int i = 0; i < n * blocks; ++i) hf[i] = float(i % 17);
