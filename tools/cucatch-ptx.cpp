@@ -109,7 +109,7 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "prefetch, discard and applypriority, untagged so that they reach the memory meant"},
       {"family", s.familyChecks,
        "accesses between the lowest and highest address of their family (one address expression at several "
-       "constants), which two checks before its first access cover"},
+       "constants, in one or two places), which checks of its extremes before its first access cover"},
       {"whole region", s.dynamicSharedWhole,
        "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
        "or not told apart)"},

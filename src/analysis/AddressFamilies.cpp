@@ -198,11 +198,26 @@ bool differences(const Expr& a, const Expr& b, std::vector<Step>& path, std::vec
 
 bool nonNegativeConstant(const Expr& e) { return e.kind == Expr::Kind::Const && e.value >= 0; }
 
-// Whether the expression at the end of `path` is non-decreasing in the value where it ends,
-// taken over the integers: each operation on the way up is, in the operand the way takes, and
-// comparisons (min, max) and widenings agree on signedness.
-bool nonDecreasing(const std::vector<Step>& path) {
+// How an address moves as the constant at the end of a path goes up: never down, or one way the
+// constant does not choose (a product by a value the same in every member, of either sign).
+enum class Direction { NonDecreasing, Monotone };
+
+// Whether step `{node, operand}` lies on one of `paths`.
+bool onAnyPath(const Expr* node, size_t operand, const std::vector<const std::vector<Step>*>& paths) {
+  for (const auto* p : paths)
+    for (const Step& s : *p)
+      if (s.node == node && s.operand == operand) return true;
+  return false;
+}
+
+// How the expression at the end of `path` moves with the value where it ends, taken over the
+// integers, whatever the values at the ends of `others` (the family's other constants) are: each
+// operation on the way up is monotone in the operand the way takes, in a direction no other
+// constant decides, and comparisons (min, max) and widenings agree on signedness. None where some
+// operation is not.
+std::optional<Direction> direction(const std::vector<Step>& path, const std::vector<const std::vector<Step>*>& others) {
   enum class Sign { Any, Signed, Unsigned } sign = Sign::Any;
+  Direction way = Direction::NonDecreasing;
   auto signOf = [](std::string_view type) {
     return type[1] == 's' ? Sign::Signed : type[1] == 'u' ? Sign::Unsigned : Sign::Any;
   };
@@ -219,31 +234,36 @@ bool nonDecreasing(const std::vector<Step>& path) {
     const std::string& type = in.modifiers.back();
     if (in.opcode == "add" || in.opcode == "mov") continue;
     if (in.opcode == "sub") {
-      if (k != 0) return false;
+      if (k != 0) return std::nullopt;
     } else if (in.opcode == "min" || in.opcode == "max") {
-      if (!agree(signOf(type))) return false;
+      if (!agree(signOf(type))) return std::nullopt;
     } else if (in.opcode == "cvt") {
       // cvt.<to>.<from>: widening only, from the signedness below.
-      if (in.modifiers.size() != 2) return false;
+      if (in.modifiers.size() != 2) return std::nullopt;
       const std::string &to = in.modifiers[0], &from = in.modifiers[1];
-      if (std::stoi(to.substr(2)) <= std::stoi(from.substr(2)) || !agree(signOf(from))) return false;
+      if (std::stoi(to.substr(2)) <= std::stoi(from.substr(2)) || !agree(signOf(from))) return std::nullopt;
       // A sign extension keeps the order only where what follows compares signed (-1 becomes
       // 2^64 - 1 unsigned); a zero extension's values are the same in both orders.
       sign = signOf(from) == Sign::Signed ? Sign::Signed : Sign::Any;
     } else if (in.opcode == "shl") {
-      if (k != 0 || !nonNegativeConstant(operands[1])) return false;
+      if (k != 0 || !nonNegativeConstant(operands[1])) return std::nullopt;
     } else if (in.opcode == "mul" || in.opcode == "mad") {
-      if (k > 2 || (k < 2 && !nonNegativeConstant(operands[1 - k]))) return false;
-      if (in.hasModifier(".hi")) return false;
+      if (k > 2 || in.hasModifier(".hi")) return std::nullopt;
+      if (k < 2 && !nonNegativeConstant(operands[1 - k])) {
+        // A product by another value: monotone, by its sign, where that value is the same in
+        // every member (on no other constant's way) and the product cannot wrap (.wide).
+        if (!in.hasModifier(".wide") || onAnyPath(step->node, 1 - k, others)) return std::nullopt;
+        way = Direction::Monotone;
+      }
       if (in.hasModifier(".wide") && k < 2) {  // (a mad.wide's addend is 64 bits already)
-        if (!agree(signOf(type))) return false;
+        if (!agree(signOf(type))) return std::nullopt;
         sign = signOf(type) == Sign::Signed ? Sign::Signed : Sign::Any;
       }
     } else {
-      return false;
+      return std::nullopt;
     }
   }
-  return true;
+  return way;
 }
 
 // The statements of `e`'s operations at or after `from` (ascending), which must run again at
@@ -306,13 +326,18 @@ std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg, co
     auto offset = [&](const AccessSite* a) {
       return std::get<Instruction>(f.body[a->statement]).operands[a->access.addressOperand].value;
     };
-    for (size_t r = 0; r < run.size(); ++r) {
-      if (taken[r]) continue;
+    // The family of run[r] and the untaken accesses after it that differ from it in at most
+    // `dimensions` constants (each on its own way through the expression), if it has three
+    // members and its extremes are members.
+    auto familyFrom = [&](size_t r, size_t dimensions) -> std::optional<AddressFamily> {
       const AccessSite& ref = *run[r];
+      struct Dimension {
+        std::vector<Step> path;
+        int64_t reference = 0;  // the reference's constant there
+      };
+      std::vector<Dimension> dims;
       std::vector<size_t> members{r};
-      // The constant where the members differ, each member's (none yet: the reference's).
-      std::vector<std::optional<int64_t>> constant{std::nullopt};
-      std::optional<std::vector<Step>> where;
+      std::vector<std::vector<std::optional<int64_t>>> constants{{}};  // per member, per dimension
       for (size_t m = r + 1; m < run.size(); ++m) {
         const AccessSite& a = *run[m];
         if (taken[m] || a.access.size != ref.access.size || offset(&a) != offset(&ref) ||
@@ -320,43 +345,91 @@ std::vector<AddressFamily> addressFamilies(const Function& f, const CFG& cfg, co
           continue;
         std::vector<Step> path;
         std::vector<Difference> diffs;
-        if (!differences(exprs[r], exprs[m], path, diffs) || diffs.size() > 1) continue;
-        if (diffs.empty()) {
-          constant.push_back(std::nullopt);  // the reference's address
-        } else {
-          if (where && *where != diffs[0].path) continue;
-          if (!where) {
-            if (!nonDecreasing(diffs[0].path)) continue;
-            where = diffs[0].path;
-            constant[0] = diffs[0].a;
+        if (!differences(exprs[r], exprs[m], path, diffs) || diffs.size() > dimensions) continue;
+        std::vector<Dimension> grown = dims;
+        std::vector<std::optional<int64_t>> values(dimensions);
+        bool fits = true;
+        for (const Difference& d : diffs) {
+          auto at = std::find_if(grown.begin(), grown.end(), [&](const Dimension& x) { return x.path == d.path; });
+          if (at == grown.end()) {
+            // A new constant's way must be monotone already (the ways are checked together below).
+            std::vector<const std::vector<Step>*> others;
+            for (const Dimension& x : grown) others.push_back(&x.path);
+            if (grown.size() == dimensions || !direction(d.path, others)) {
+              fits = false;
+              break;
+            }
+            grown.push_back({d.path, d.a});
+            at = grown.end() - 1;
           }
-          constant.push_back(diffs[0].b);
+          values[at - grown.begin()] = d.b;
         }
+        if (!fits) continue;
+        dims = std::move(grown);
         members.push_back(m);
+        constants.push_back(std::move(values));
       }
-      if (!where || members.size() < 3) continue;
-      std::vector<int64_t> valueOf;
-      for (const auto& c : constant) valueOf.push_back(c.value_or(*constant[0]));
-      size_t lo = 0, hi = 0;
-      for (size_t m = 1; m < members.size(); ++m) {
-        if (valueOf[m] < valueOf[lo]) lo = m;
-        if (valueOf[m] > valueOf[hi]) hi = m;
+      if (dims.empty() || members.size() < 3) return std::nullopt;
+      // Every dimension monotone, whatever the others' constants.
+      std::vector<Direction> ways;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        std::vector<const std::vector<Step>*> others;
+        for (size_t e = 0; e < dims.size(); ++e)
+          if (e != d) others.push_back(&dims[e].path);
+        std::optional<Direction> way = direction(dims[d].path, others);
+        if (!way) return std::nullopt;
+        ways.push_back(*way);
       }
-      size_t from = run[r]->statement;
-      auto lowRecompute = recomputed(exprs[members[lo]], from);
-      auto highRecompute = recomputed(exprs[members[hi]], from);
-      if (!lowRecompute || !highRecompute) continue;
+      // Each member's constants (the reference's where it does not differ), their extremes, and
+      // the members at the corners the checks need: lowest and highest in every dimension where
+      // each raises the address, else every combination of the two.
+      auto valueOf = [&](size_t i, size_t d) { return constants[i].size() > d && constants[i][d] ? *constants[i][d] : dims[d].reference; };
+      std::vector<int64_t> least(dims.size()), most(dims.size());
+      for (size_t d = 0; d < dims.size(); ++d) {
+        least[d] = most[d] = valueOf(0, d);
+        for (size_t i = 1; i < members.size(); ++i) {
+          least[d] = std::min(least[d], valueOf(i, d));
+          most[d] = std::max(most[d], valueOf(i, d));
+        }
+      }
+      bool allRise = std::all_of(ways.begin(), ways.end(), [](Direction w) { return w == Direction::NonDecreasing; });
+      std::vector<std::vector<int64_t>> corners;
+      if (dims.size() == 1 || allRise) {
+        corners = {least, most};
+      } else {
+        for (int64_t a : {least[0], most[0]})
+          for (int64_t b : {least[1], most[1]}) corners.push_back({a, b});
+      }
       AddressFamily family;
-      for (size_t m : members) {
-        family.members.push_back(run[m]);
-        taken[m] = true;
+      size_t from = run[r]->statement;
+      for (const auto& corner : corners) {
+        std::optional<size_t> at;
+        for (size_t i = 0; i < members.size() && !at; ++i) {
+          bool match = true;
+          for (size_t d = 0; d < dims.size(); ++d) match = match && valueOf(i, d) == corner[d];
+          if (match) at = i;
+        }
+        if (!at) return std::nullopt;  // a corner no member accesses
+        const AccessSite* access = run[members[*at]];
+        if (std::any_of(family.extremes.begin(), family.extremes.end(),
+                        [&](const AddressFamily::Extreme& e) { return e.access == access; }))
+          continue;
+        auto again = recomputed(exprs[members[*at]], from);
+        if (!again) return std::nullopt;
+        // The first member's own address needs nothing again.
+        family.extremes.push_back({access, *at == 0 ? std::vector<size_t>{} : std::move(*again)});
       }
-      family.lowest = run[members[lo]];
-      family.highest = run[members[hi]];
-      // The first member's own address needs nothing again.
-      if (lo != 0) family.lowestRecomputed = std::move(*lowRecompute);
-      if (hi != 0) family.highestRecomputed = std::move(*highRecompute);
-      families.push_back(std::move(family));
+      for (size_t m : members) family.members.push_back(run[m]);
+      return family;
+    };
+    for (size_t r = 0; r < run.size(); ++r) {
+      if (taken[r]) continue;
+      // A family in two constants where its corners are members, else in one.
+      std::optional<AddressFamily> family = familyFrom(r, 2);
+      if (!family) family = familyFrom(r, 1);
+      if (!family) continue;
+      for (const AccessSite* m : family->members) taken[std::find(run.begin(), run.end(), m) - run.begin()] = true;
+      families.push_back(std::move(*family));
     }
   }
   return families;

@@ -1,7 +1,7 @@
 // Families of accesses: accesses of one basic block whose addresses are one expression evaluated
-// at different constants, and that expression non-decreasing in the constant, so that the
-// access of the least constant has the lowest address and the one of the greatest the highest.
-// The taps of a clamped stencil are one: `row[min(max(x + dx, 0), n - 1)]` for dx = -3..3 is
+// at different constants, and that expression monotone in each constant, so that the accesses of
+// the extreme constants have the lowest and the highest address. The taps of a clamped stencil are
+// one: `row[min(max(x + dx, 0), n - 1)]` for dx = -3..3 is
 //
 //   add.s32 %r, %x, dx;  max.s32 ..., 0;  min.s32 ..., %n1;  cvt.s64.s32;  add.s64 %row;  shl 2;  add.s64 %in
 //
@@ -10,12 +10,23 @@
 // its highest, and an allocation is contiguous: where those two are inside it, so is every
 // other, and two checks cover the family.
 //
-// What makes the comparison hold: every operation on the way from the constant to the address
-// is non-decreasing in that operand (add; sub's first operand; min and max; widening cvt of the
-// signedness the operations below it use; shl and mul by a non-negative constant), taken over
-// the integers. A computation that wraps around (an index near 2^31) is where that fails: there a
-// member between the two extremes is not checked. Every address checked is one the block goes on
-// to access, so what the checks report is a real access, never a correct one.
+// A 2-D stencil's taps are one family in two constants: `in[min(max(y + dy, 0), n - 1) * n +
+// min(max(x + dx, 0), n - 1)]` for dy, dx = -3..3, the row's constant and the column's in two
+// operands of one add. The address is monotone in each of them whatever the other is; in dy it
+// goes up or down as the sign of n (a register) says, the same for every tap. So the lowest and
+// the highest address are among the four corners (the least and greatest dy, with the least and
+// greatest dx), and checks of those four cover the 49 taps (two, where both constants are known
+// to raise the address). A family in two constants needs every corner to be a member: an address
+// checked is always one the block goes on to access, so what a check reports is a real access.
+//
+// What makes the comparison hold: every operation on the way from a constant to the address is
+// monotone in that operand, in a direction no other constant changes (add; sub's first operand;
+// min and max; widening cvt of the signedness the operations below it use; shl and mul by a
+// non-negative constant: non-decreasing; mul.wide and mad.wide by a value that is the same in
+// every member: either way, by its sign), taken over the integers. A computation that wraps
+// around (an index near 2^31) is where that fails: there a member between the extremes is not
+// checked. Every address checked is one the block goes on to access, so what the checks report is
+// a real access, never a correct one.
 #pragma once
 
 #include <cstddef>
@@ -33,13 +44,16 @@ struct AddressFamily {
   // In statement order. Each runs if the first does (one basic block, unguarded, nothing between
   // them that may not come back), through the same access size and offset, from the same base.
   std::vector<const AccessSite*> members;
-  const AccessSite* lowest = nullptr;   // the member of the least constant: the lowest address
-  const AccessSite* highest = nullptr;  // the member of the greatest constant: the highest address
-  // For `lowest` and `highest`: the statements (ascending) of its address expression at or after
-  // the first member's, which must run again, just before the first member, to have its address
-  // there (its other values were made before). Empty where its address register already holds
-  // it there.
-  std::vector<size_t> lowestRecomputed, highestRecomputed;
+  // The members whose checks cover the family: those of the extreme constants (the lowest and the
+  // highest address; in two constants, the corners), lowest first. Each comes with the statements
+  // (ascending) of its address expression at or after the first member's, which must run again,
+  // just before the first member, to have its address there (its other values were made before);
+  // none where its address register already holds it there.
+  struct Extreme {
+    const AccessSite* access = nullptr;
+    std::vector<size_t> recomputed;
+  };
+  std::vector<Extreme> extremes;
 };
 
 // The families of at least three accesses among `candidates` (accesses of one function, in

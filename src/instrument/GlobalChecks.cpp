@@ -603,8 +603,8 @@ class GlobalChecks {
     }
   }
 
-  // A family's checks (analysis/AddressFamilies.h): its lowest and its highest address checked
-  // before its first access, each as that access (its site, in a report), after the statements
+  // A family's checks (analysis/AddressFamilies.h): its extremes (the lowest and the highest
+  // address; in two constants, the corners) checked before its first access, each as that access (its site, in a report), after the statements
   // that make the address run again there into registers of their own where it is made later;
   // every member then goes through its untagged pointer. The members share one base, whose
   // metadata the first member's address register holds.
@@ -644,13 +644,13 @@ class GlobalChecks {
       fc_.outOfLine += checked.outOfLine;
       fc_.addSite(std::move(site), e);
     };
-    checkAt(*family.lowest, addressOf(*family.lowest, family.lowestRecomputed));
-    if (family.highest != family.lowest)
-      checkAt(*family.highest, addressOf(*family.highest, family.highestRecomputed));
+    for (const AddressFamily::Extreme& e : family.extremes) checkAt(*e.access, addressOf(*e.access, e.recomputed));
     fc_.edits.before[first.statement] += code;
     for (const AccessSite* m : family.members) {
       throughUntagged(m->statement, std::get<Instruction>(f.body[m->statement]).operands[m->access.addressOperand]);
-      if (m != family.lowest && m != family.highest) fc_.addFamilyMember(*m);
+      if (std::none_of(family.extremes.begin(), family.extremes.end(),
+                       [&](const AddressFamily::Extreme& e) { return e.access == m; }))
+        fc_.addFamilyMember(*m);
     }
   }
 

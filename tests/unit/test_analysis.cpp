@@ -787,7 +787,9 @@ std::vector<FamilyShape> familiesOf(const Analysed& a) {
   for (const auto& s : a.pa->accesses()) all.push_back(&s);
   std::vector<FamilyShape> out;
   for (const AddressFamily& f : addressFamilies(*a.function, *a.cfg, a.pa->registers(), all)) {
-    FamilyShape shape{{}, f.lowest->statement, f.highest->statement, f.lowestRecomputed, f.highestRecomputed};
+    REQUIRE(f.extremes.size() >= 2);
+    FamilyShape shape{{}, f.extremes.front().access->statement, f.extremes.back().access->statement,
+                      f.extremes.front().recomputed, f.extremes.back().recomputed};
     for (const AccessSite* m : f.members) shape.members.push_back(m->statement);
     out.push_back(shape);
   }
@@ -1108,6 +1110,88 @@ TEST_CASE("launch bounds: a kernel's .reqntid decides a condition, a wrap-around
   auto reversed = lb.inBoundsWhen(a.access("ld.shared.u32", 3), "s");
   REQUIRE(reversed);
   CHECK(reversed->empty());
+}
+
+namespace {
+// Loads in[clamp(y + dy) * stride + clamp(x + dx)] (clamp to [0, n - 1], x = %tid.x, y = %tid.y)
+// for each (dy, dx) of `taps`, each through registers of its own, as nvcc writes a 2-D stencil's
+// taps; `stride` is "%r1" (n, a register) or a constant.
+Analysed stencil2d(const std::vector<std::pair<int, int>>& taps, const std::string& stride) {
+  std::string s = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p0, .param .u32 n)
+{
+	.reg .b32 %r<8>;
+	.reg .b32 %t<400>;
+	.reg .b64 %rd<4>;
+	.reg .b64 %u<400>;
+	.reg .f32 %f<60>;
+	ld.param.u64 %rd1, [p0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %tid.y;
+	add.s32 %r4, %r1, -1;
+)";
+  int t = 0, u = 0, f = 0;
+  for (auto [dy, dx] : taps) {
+    auto T = [&](int k) { return "%t" + std::to_string(t + k); };
+    auto U = [&](int k) { return "%u" + std::to_string(u + k); };
+    s += "\tadd.s32 " + T(0) + ", %r3, " + std::to_string(dy) + ";\n\tmax.s32 " + T(1) + ", " + T(0) +
+         ", 0;\n\tmin.s32 " + T(2) + ", " + T(1) + ", %r4;\n\tmul.wide.s32 " + U(0) + ", " + T(2) + ", " + stride +
+         ";\n";
+    s += "\tadd.s32 " + T(3) + ", %r2, " + std::to_string(dx) + ";\n\tmax.s32 " + T(4) + ", " + T(3) +
+         ", 0;\n\tmin.s32 " + T(5) + ", " + T(4) + ", %r4;\n\tcvt.s64.s32 " + U(1) + ", " + T(5) + ";\n";
+    s += "\tadd.s64 " + U(2) + ", " + U(0) + ", " + U(1) + ";\n\tshl.b64 " + U(3) + ", " + U(2) + ", 2;\n\tadd.s64 " +
+         U(4) + ", %rd2, " + U(3) + ";\n\tld.global.f32 %f" + std::to_string(f++) + ", [" + U(4) + "];\n";
+    t += 6;
+    u += 5;
+  }
+  return analyseModule(s + "\tret;\n}\n");
+}
+std::vector<std::pair<int, int>> square(int radius) {
+  std::vector<std::pair<int, int>> taps;
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx) taps.emplace_back(dy, dx);
+  return taps;
+}
+}  // namespace
+
+TEST_CASE("address families: a 2-D stencil's taps are one family in two constants, checked at its corners",
+          "[analysis]") {
+  auto extremes = [](const Analysed& a) {
+    std::vector<const AccessSite*> all;
+    for (const auto& s : a.pa->accesses()) all.push_back(&s);
+    std::vector<std::vector<size_t>> out;
+    for (const AddressFamily& f : addressFamilies(*a.function, *a.cfg, a.pa->registers(), all)) {
+      std::vector<size_t> e;
+      for (const auto& x : f.extremes) e.push_back(x.access->statement);
+      out.push_back(e);
+      CHECK(f.members.size() >= 3);
+    }
+    return out;
+  };
+  // Rows n floats apart (n a register, of either sign as far as the PTX says): the 7 x 7 taps
+  // are one family, checked at its four corners (-3,-3), (3,-3), (-3,3), (3,3): taps 0, 42, 6, 48
+  // (the first constant found, the column's, varies slowest).
+  auto a = stencil2d(square(3), "%r1");
+  auto load = [&](int n) { return a.access("ld.global.f32", n).statement; };
+  CHECK(extremes(a) == std::vector<std::vector<size_t>>{{load(0), load(42), load(6), load(48)}});
+  // Rows a constant apart: both constants raise the address, two checks.
+  auto b = stencil2d(square(1), "1024");
+  auto loadB = [&](int n) { return b.access("ld.global.f32", n).statement; };
+  CHECK(extremes(b) == std::vector<std::vector<size_t>>{{loadB(0), loadB(8)}});
+  // A cross has no corners among its taps: the first tap's column (dy = -1, 0, 1; n of either
+  // sign) is a family in one constant, checked at its ends; the row's two other taps are none.
+  auto c = stencil2d({{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}}, "%r1");
+  auto loadC = [&](int n) { return c.access("ld.global.f32", n).statement; };
+  CHECK(extremes(c) == std::vector<std::vector<size_t>>{{loadC(0), loadC(4)}});
+  // One column, three rows, n a register: a family in one constant of either direction, checked
+  // at its least and greatest row.
+  auto d = stencil2d({{-1, 0}, {0, 0}, {1, 0}}, "%r1");
+  auto loadD = [&](int n) { return d.access("ld.global.f32", n).statement; };
+  CHECK(extremes(d) == std::vector<std::vector<size_t>>{{loadD(0), loadD(2)}});
 }
 
 TEST_CASE("launch bounds: a branch on the thread's index bounds it where it guards", "[analysis]") {
