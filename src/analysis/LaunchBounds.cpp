@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ptx/InstrInfo.h"
@@ -79,21 +80,28 @@ LaunchBounds::LaunchBounds(const Function& f, const PointerAnalysis& pa, const S
     : f_(f), pa_(pa), symbols_(symbols), threads_(threads) {
   min_ = {1, 1, 1, 0};
   max_ = {1024, 1024, 64, kSharedLimit};
-  // A kernel's own bounds on its block (a device function may be called from any kernel).
+  // A kernel's own bounds on its block (a device function may be called from any kernel):
+  // .reqntid fixes each dimension; .maxntid bounds the block's threads, their product (a kernel
+  // of __launch_bounds__(256), .maxntid 256, 1, 1, may be launched as 16 x 16), so each
+  // dimension is at most that product.
   if (f.isEntry)
     for (const auto& a : f.attributes) {
       if (a.directive != ".maxntid" && a.directive != ".reqntid") continue;
+      std::array<int64_t, 3> n{1, 1, 1};
+      for (size_t v = 0; v < 3 && v < a.arguments.size(); ++v) n[v] = std::strtoll(a.arguments[v].c_str(), nullptr, 0);
+      if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) continue;
       for (size_t v = 0; v < 3; ++v) {
-        int64_t n = v < a.arguments.size() ? std::strtoll(a.arguments[v].c_str(), nullptr, 0) : 1;
-        if (n <= 0) continue;
-        max_[v] = std::min(max_[v], n);
-        if (a.directive == ".reqntid") min_[v] = std::max(min_[v], n);
+        if (a.directive == ".reqntid") {
+          max_[v] = std::min(max_[v], n[v]);
+          min_[v] = std::max(min_[v], n[v]);
+        } else {
+          max_[v] = std::min(max_[v], n[0] * n[1] * n[2]);
+        }
       }
     }
 
   // Every definition of a 32-bit register, in body order.
   std::vector<std::pair<std::string, const Instruction*>> defs;
-  std::unordered_map<std::string, bool> defined;
   for (const Statement& s : f.body) {
     const auto* in = std::get_if<Instruction>(&s);
     if (!in) continue;
@@ -104,7 +112,7 @@ LaunchBounds::LaunchBounds(const Function& f, const PointerAnalysis& pa, const S
       if (!pa_.registers().is32Bit(reg)) return;
       bool own = !in->operands.empty() && in->operands[0].kind == OperandKind::Name && in->operands[0].text == reg;
       defs.emplace_back(reg, own ? in : nullptr);  // (null: a register it writes another way)
-      defined[reg] = true;
+      defined_.insert(reg);
     });
   }
   // Optimistic fixpoint: a register starts unreached and takes the join of what its definitions
@@ -134,7 +142,7 @@ LaunchBounds::LaunchBounds(const Function& f, const PointerAnalysis& pa, const S
       }
     }
     bool more = false;
-    for (const auto& [reg, yes] : defined)
+    for (const auto& reg : defined_)
       if (!bounds_.count(reg)) {
         bounds_[reg] = unbounded();
         more = true;
@@ -290,7 +298,8 @@ std::optional<Bound> LaunchBounds::operand(const Operand& o) const {
   if (pa_.registers().isRegister(o.text)) {
     if (!pa_.registers().is32Bit(o.text)) return unbounded();
     auto it = bounds_.find(o.text);
-    if (it == bounds_.end()) return std::nullopt;  // not reached yet
+    // Not reached yet; or never written, so it holds anything.
+    if (it == bounds_.end()) return defined_.count(o.text) ? std::nullopt : std::optional<Bound>(unbounded());
     return it->second;
   }
   if (o.text[0] == '%') {

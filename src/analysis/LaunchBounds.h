@@ -10,8 +10,11 @@
 // joined (nvcc's loop-carried values are registers defined several times): a fixpoint, widened
 // to "unbounded" where a bound keeps growing (an induction variable). %tid.x lies in
 // [0, ntid.x - 1]. Every bound holds with no wrap-around for every launch the hardware allows
-// (blocks of at most 1024 x 1024 x 64 threads, or the kernel's .maxntid / .reqntid; dynamic
-// shared memory and a variable's shared address below 2^24), or the value is unbounded.
+// (blocks of at most 1024 x 1024 x 64 threads, or the kernel's .reqntid, or no dimension above
+// its .maxntid's product; dynamic shared memory and a variable's shared address below 2^24), or
+// the value is unbounded. A register no instruction writes holds anything: unbounded. (Like
+// ValueRange's, the analysis takes a register's value to be one its definitions make: a read on
+// a path where none has run, which nvcc was not seen to emit, is not seen.)
 #pragma once
 
 #include <array>
@@ -21,6 +24,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/CFG.h"
 #include "analysis/PointerAnalysis.h"
@@ -106,6 +110,7 @@ class LaunchBounds {
   ThreadLimits threads_;
   std::array<bool, 3> readsDimension_{};  // %tid.d or %ntid.d appears in the function
   std::unordered_map<std::string, Bound> bounds_;  // a register absent: not reached yet (fixpoint)
+  std::unordered_set<std::string> defined_;        // the 32-bit registers some instruction writes
 };
 
 }  // namespace cucatch::analysis

@@ -27,12 +27,17 @@ std::optional<Interval> offsetBounded(__int128 lo, __int128 hi) {
 
 ValueRanges::ValueRanges(const Function& f, const PointerAnalysis& pa) : f_(f), pa_(pa) {
   // A device function may be called from any kernel: only a kernel's own bounds bound %tid.
+  // .reqntid fixes each dimension; .maxntid bounds the block's threads (their product: a kernel
+  // of .maxntid 256, 1, 1 may be launched as 16 x 16), so each dimension by that product.
   if (f.isEntry)
     for (const auto& a : f.attributes) {
       if (a.directive != ".maxntid" && a.directive != ".reqntid") continue;
+      int64_t n[3] = {1, 1, 1};
+      for (size_t k = 0; k < 3 && k < a.arguments.size(); ++k) n[k] = std::strtoll(a.arguments[k].c_str(), nullptr, 0);
+      if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) continue;
       for (size_t k = 0; k < 3; ++k) {
-        int64_t n = k < a.arguments.size() ? std::strtoll(a.arguments[k].c_str(), nullptr, 0) : 1;
-        if (n > 0 && (maxThreads_[k] == 0 || n < maxThreads_[k])) maxThreads_[k] = n;
+        int64_t most = a.directive == ".reqntid" ? n[k] : n[0] * n[1] * n[2];
+        if (maxThreads_[k] == 0 || most < maxThreads_[k]) maxThreads_[k] = most;
       }
     }
 }

@@ -3,8 +3,8 @@
 // PTX is close to SSA), following the operations that bound a value by a constant (and, rem,
 // min, shifts and multiplies by constants, immediates). Anything else is unbounded. An address
 // made from a variable's symbol plus bounded terms has a bounded offset into the variable.
-// Special registers: %laneid is 0..31; in a kernel that declares .maxntid or .reqntid,
-// %tid.x/y/z are below its bounds.
+// Special registers: %laneid is 0..31; in a kernel that declares .reqntid, %tid.x/y/z are below
+// its dimensions, and with .maxntid below the product of its (the block's threads).
 #pragma once
 
 #include <cstdint>

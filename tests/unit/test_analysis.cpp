@@ -1264,3 +1264,54 @@ $L__end:
   REQUIRE(past->size() == 1);
   CHECK_FALSE(xOnly.plausible(*past->begin()));
 }
+
+TEST_CASE("launch bounds: .maxntid bounds the block's threads, not each dimension; a register never written is unbounded",
+          "[analysis]") {
+  // __launch_bounds__(256) is .maxntid 256, 1, 1, and the kernel may be launched as 1 x 256:
+  // s[2 * blockDim.y + threadIdx.x] of 258 may be s[512] (a review's find). And a select of a
+  // register nothing writes (its value is anything).
+  auto a = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() .maxntid 256, 1, 1
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<12>;
+	.shared .align 4 .b8 s[1032];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ntid.y;
+	shl.b32 %r3, %r2, 1;
+	add.s32 %r4, %r3, %r1;
+	shl.b32 %r5, %r4, 2;
+	mov.u32 %r6, s;
+	add.s32 %r7, %r6, %r5;
+	st.shared.u32 [%r7], %r1;
+	setp.eq.u32 %p1, %r1, 0;
+	selp.u32 %r8, %r9, 0, %p1;
+	add.s32 %r10, %r6, %r8;
+	st.shared.u32 [%r10], %r1;
+	ret;
+}
+)");
+  LaunchBounds lb(*a.function, *a.pa, *a.symbols);
+  auto byRows = lb.inBoundsWhen(a.access("st.shared.u32", 0), "s");
+  REQUIRE(byRows);
+  CHECK_FALSE(byRows->empty());  // only for some launches: 8 ntid.y + 4 ntid.x <= 1032 + 8
+  CHECK(lb.of("%r8").unbounded);  // one side of the select is %r9, which nothing writes
+  CHECK_FALSE(lb.inBoundsWhen(a.access("st.shared.u32", 1), "s"));
+  auto moved = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() .maxntid 128, 1, 1
+{
+	.reg .b32 %r<4>;
+	mov.u32 %r1, %tid.y;
+	mov.u32 %r2, %tid.x;
+	ret;
+}
+)");
+  ValueRanges r(*moved.function, *moved.pa);
+  REQUIRE(r.of("%r1"));
+  CHECK(r.of("%r1")->hi == 127);  // a 1 x 128 block
+  CHECK(r.of("%r2")->hi == 127);
+}
