@@ -5,7 +5,8 @@
 // a kernel whose threads past a count it is given leave the dynamic array alone, launched with
 // room for that count only (the condition fails, the program is correct); a 32 x 33 tile at the
 // block shapes it is written for and at shapes the condition refuses, whose guards keep it
-// inside; and a reversal under __launch_bounds__, proven for every launch. (A ping-pong scan at
+// inside; a 1-D stencil whose first 4 threads load its halo (proven for them); and a reversal
+// under __launch_bounds__, proven for every launch. (A ping-pong scan at
 // block sizes from 32 to 1024, with exactly and more than the dynamic memory it needs, is
 // ok_shared_ping_pong.) Silent, and the plain build's output.
 #include "common.h"
@@ -26,6 +27,21 @@ __global__ void tileTranspose(const float* in, float* out) {
 #pragma unroll
   for (int r = 0; r < 32; r += 8)
     if (y + r < 32 && x < 32) out[(y + r) * 32 + x] = tile[x][y + r];
+}
+// A 1-D stencil's tile with a halo of 4 on each side, loaded by the first 4 threads: inside the
+// tile for those threads at any block size; the block's own part needs blockDim.x <= 256.
+__global__ void halo(const float* in, float* out, int n) {
+  __shared__ float tile[256 + 8];
+  int t = threadIdx.x, g = blockIdx.x * blockDim.x + t;
+  tile[t + 4] = g < n ? in[g] : 0.0f;
+  if (t < 4) {
+    tile[t] = g >= 4 ? in[g - 4] : 0.0f;
+    tile[t + 4 + blockDim.x] = g + blockDim.x < n ? in[g + blockDim.x] : 0.0f;
+  }
+  __syncthreads();
+  float v = 0;
+  for (int k = 0; k <= 8; ++k) v += tile[t + k];
+  if (g < n) out[g] = v;
 }
 __global__ void __launch_bounds__(256) reverse(int* data) {
   __shared__ int s[256];
@@ -71,6 +87,13 @@ int main() {
     tileTranspose<<<1, block>>>(fin, fout);
     CHECK(cudaGetLastError());
     std::printf("transpose %ux%u: %llu\n", block.x, block.y, digest(fout, 1024));
+  }
+
+  for (int block : {64, 256}) {
+    CHECK(cudaMemset(fout, 0, sizeof hf));
+    halo<<<1024 / block, block>>>(fin, fout, 1000);
+    CHECK(cudaGetLastError());
+    std::printf("halo %d: %llu\n", block, digest(fout, 1024));
   }
 
   for (int n : {64, 256}) {
