@@ -39,9 +39,22 @@ LaunchAffine minus(const LaunchAffine& a, const LaunchAffine& b) {
   for (size_t v = 0; v < kLaunchValues; ++v) r.k[v] = a.k[v] - b.k[v];
   return r;
 }
-LaunchAffine times(const LaunchAffine& a, int64_t c) {
-  LaunchAffine r{a.constant * c, {}};
-  for (size_t v = 0; v < kLaunchValues; ++v) r.k[v] = a.k[v] * c;
+// (None where a coefficient would pass 2^40: no launch's arithmetic, and int64 stays exact.)
+std::optional<LaunchAffine> times(const LaunchAffine& a, int64_t c) {
+  constexpr __int128 kLimit = __int128(1) << 40;
+  auto product = [&](int64_t x) -> std::optional<int64_t> {
+    __int128 p = __int128(x) * c;
+    if (p > kLimit || p < -kLimit) return std::nullopt;
+    return static_cast<int64_t>(p);
+  };
+  auto constant = product(a.constant);
+  if (!constant) return std::nullopt;
+  LaunchAffine r{*constant, {}};
+  for (size_t v = 0; v < kLaunchValues; ++v) {
+    auto k = product(a.k[v]);
+    if (!k) return std::nullopt;
+    r.k[v] = *k;
+  }
   return r;
 }
 // Coefficient by coefficient: a lower bound of both (every launch value is non-negative), and an
@@ -328,7 +341,8 @@ std::optional<Bound> LaunchBounds::operand(const Operand& o) const {
 std::optional<Bound> LaunchBounds::transfer(const Instruction& in) const {
   const auto& ops = in.operands;
   const std::string& op = in.opcode;
-  if (!is32BitArithmetic(in) || ops.size() < 2) return unbounded();
+  // (Saturating arithmetic clamps where the bounds below assume exact integers: a review's find.)
+  if (!is32BitArithmetic(in) || ops.size() < 2 || in.hasModifier(".sat")) return unbounded();
   auto at = [&](size_t k) { return operand(ops[k]); };
   auto immediate = [&](size_t k) -> std::optional<int64_t> {
     if (ops[k].kind != OperandKind::Integer || ops[k].value < 0 || ops[k].value > kU32Max) return std::nullopt;
@@ -337,7 +351,9 @@ std::optional<Bound> LaunchBounds::transfer(const Instruction& in) const {
   // (A number times a constant: the variable's address, if any, is not scaled.)
   auto scaled = [](const Bound& b, int64_t c) {
     if (b.unbounded || !b.symbol.empty()) return unbounded();
-    return Bound{times(b.lo, c), times(b.hi, c), {}, false};
+    auto lo = times(b.lo, c), hi = times(b.hi, c);
+    if (!lo || !hi) return unbounded();
+    return Bound{*lo, *hi, {}, false};
   };
   auto sum = [](const Bound& a, const Bound& b) {
     if (a.unbounded || b.unbounded || (!a.symbol.empty() && !b.symbol.empty())) return unbounded();

@@ -69,7 +69,8 @@ std::optional<Interval> ValueRanges::of(const std::string& reg) const { return o
 std::optional<Interval> ValueRanges::of(const std::string& reg, int depth) const {
   if (depth > kMaxDepth) return std::nullopt;
   const Instruction* in = onlyDefinition(reg);
-  if (!in || in->operands.size() < 2) return std::nullopt;
+  // (Saturating arithmetic clamps where the bounds below assume exact integers.)
+  if (!in || in->operands.size() < 2 || in->hasModifier(".sat")) return std::nullopt;
   const auto& ops = in->operands;
   const std::string& op = in->opcode;
   bool isUnsigned = in->hasModifier(".u32") || in->hasModifier(".b32");

@@ -1298,6 +1298,23 @@ TEST_CASE("launch bounds: .maxntid bounds the block's threads, not each dimensio
   REQUIRE(byRows);
   CHECK_FALSE(byRows->empty());  // only for some launches: 8 ntid.y + 4 ntid.x <= 1032 + 8
   CHECK(lb.of("%r8").unbounded);  // one side of the select is %r9, which nothing writes
+  // Saturating arithmetic clamps: no bound (a second review's find).
+  auto sat = analyseModule(R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+	.reg .b32 %r<4>;
+	mov.u32 %r1, 4;
+	add.sat.s32 %r2, %r1, 1073741824;
+	add.s32 %r3, %r1, 1073741824;
+	ret;
+}
+)");
+  LaunchBounds satBounds(*sat.function, *sat.pa, *sat.symbols);
+  CHECK(satBounds.of("%r2").unbounded);
+  CHECK_FALSE(satBounds.of("%r3").unbounded);
+  CHECK_FALSE(ValueRanges(*sat.function, *sat.pa).of("%r2"));
   CHECK_FALSE(lb.inBoundsWhen(a.access("st.shared.u32", 1), "s"));
   auto moved = analyseModule(R"(.version 8.0
 .target sm_80
