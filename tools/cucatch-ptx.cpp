@@ -177,6 +177,12 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
                          "(ptxas -maxrregcount: {})\n", k.name,
                  k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
                  k.originalRegisters ? std::to_string(*k.originalRegisters) : "?", *k.registerLimit, k.moduleCapBecause);
+    else if (k.registerLimit && !k.originalRegisters && cucatch::instrument::isLaunchTwin(k.name))
+      // (boundTwinRegisters: the twin takes no more than its kernel, whose original is not measured.)
+      fmt::print(stderr, "  kernel {}: {} registers instrumented: limited to {} (.maxnreg), its kernel's count (or "
+                         "32, below which no occupancy is lost), so that launched in the kernel's place it keeps "
+                         "the kernel's occupancy\n",
+                 k.name, k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?", *k.registerLimit);
     else if (k.registerLimit)
       fmt::print(stderr, "  kernel {}: {} registers instrumented, {} originally: limited to {} (.maxnreg)\n", k.name,
                  k.instrumentedRegisters ? std::to_string(*k.instrumentedRegisters) : "?",
