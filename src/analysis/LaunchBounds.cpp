@@ -164,16 +164,31 @@ LaunchBounds::LaunchBounds(const Function& f, const PointerAnalysis& pa, const S
   }
 }
 
-__int128 LaunchBounds::leastOf(const LaunchAffine& a) const {
+namespace {
+// The largest value `a` takes where each launch value lies in [lo, hi].
+__int128 mostOver(const LaunchAffine& a, const std::array<int64_t, kLaunchValues>& lo,
+                  const std::array<int64_t, kLaunchValues>& hi) {
   __int128 r = a.constant;
-  for (size_t v = 0; v < kLaunchValues; ++v) r += __int128(a.k[v]) * (a.k[v] > 0 ? min_[v] : max_[v]);
+  for (size_t v = 0; v < kLaunchValues; ++v) r += __int128(a.k[v]) * (a.k[v] > 0 ? hi[v] : lo[v]);
   return r;
 }
+}  // namespace
 
-__int128 LaunchBounds::mostOf(const LaunchAffine& a) const {
-  __int128 r = a.constant;
-  for (size_t v = 0; v < kLaunchValues; ++v) r += __int128(a.k[v]) * (a.k[v] > 0 ? max_[v] : min_[v]);
-  return r;
+__int128 LaunchBounds::leastOf(const LaunchAffine& a) const { return -mostOver(minus(LaunchAffine{}, a), min_, max_); }
+
+__int128 LaunchBounds::mostOf(const LaunchAffine& a) const { return mostOver(a, min_, max_); }
+
+LaunchCondition LaunchBounds::weakestTerms(const LaunchCondition& condition) const {
+  LaunchCondition kept;
+  for (const auto& c : condition) {
+    // c is implied by another term d where c >= d at every launch (of two equal ones, the first
+    // is kept).
+    bool implied = std::any_of(condition.begin(), condition.end(), [&](const LaunchAffine& d) {
+      return &c != &d && leastOf(minus(c, d)) >= 0 && (leastOf(minus(d, c)) < 0 || d < c);
+    });
+    if (!implied) kept.insert(c);
+  }
+  return kept;
 }
 
 // The value is an unsigned 32-bit number that never wrapped: [lo, hi] inside [0, 2^32) for every
@@ -194,12 +209,8 @@ bool LaunchBounds::plausible(const LaunchAffine& term) const {
     for (size_t d = 0; d < 3; ++d)
       if (!readsDimension_[d]) hi[d] = lo[d];
     bool empty = false;
-    __int128 most = term.constant;
-    for (size_t v = 0; v < kLaunchValues; ++v) {
-      empty = empty || lo[v] > hi[v];
-      most += __int128(term.k[v]) * (term.k[v] > 0 ? hi[v] : lo[v]);
-    }
-    if (!empty && most >= 0) return true;
+    for (size_t v = 0; v < kLaunchValues; ++v) empty = empty || lo[v] > hi[v];
+    if (!empty && mostOver(term, lo, hi) >= 0) return true;
   }
   return false;
 }

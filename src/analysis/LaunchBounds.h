@@ -96,6 +96,9 @@ class LaunchBounds {
   // dimensions the function reads (%tid, %ntid): a condition that holds only for smaller blocks
   // (a guarded halo's, bounded by the whole block) would keep the copy from ever running.
   bool plausible(const LaunchAffine& term) const;
+  // The terms of `condition` that no other term of it implies (each is >= 0 wherever another,
+  // no larger at any launch, is), so that the test at entry is as short as it can be.
+  LaunchCondition weakestTerms(const LaunchCondition& condition) const;
 
  private:
   std::optional<Bound> transfer(const ptx::Instruction& in) const;

@@ -33,28 +33,6 @@ bool versionable(const Function& f) {
   return true;
 }
 
-analysis::LaunchCondition weakestTerms(const analysis::LaunchCondition& condition,
-                                       const analysis::LaunchBounds& bounds) {
-  analysis::LaunchCondition kept;
-  for (const auto& c : condition) {
-    bool implied = false;
-    for (const auto& d : condition) {
-      if (&c == &d) continue;
-      // c >= d at every launch: d >= 0 implies c >= 0 (of two equal terms, the first is kept).
-      analysis::LaunchAffine difference{c.constant - d.constant, {}};
-      for (size_t v = 0; v < analysis::kLaunchValues; ++v) difference.k[v] = c.k[v] - d.k[v];
-      analysis::LaunchAffine opposite{-difference.constant, {}};
-      for (size_t v = 0; v < analysis::kLaunchValues; ++v) opposite.k[v] = -difference.k[v];
-      if (bounds.leastOf(difference) >= 0 && (bounds.leastOf(opposite) < 0 || d < c)) {
-        implied = true;
-        break;
-      }
-    }
-    if (!implied) kept.insert(c);
-  }
-  return kept;
-}
-
 void addLaunchVersion(Function& f, const std::string& fastLabel, const LaunchVersion& v) {
   size_t from = f.body.size();
   for (size_t i = 0; i < f.body.size(); ++i) {

@@ -30,11 +30,6 @@ struct LaunchVersion {
 // copy of `{ .shared .u32 x; ... }` would have its own x).
 bool versionable(const ptx::Function& f);
 
-// The condition's terms that no other term of it implies (each is >= 0 wherever another, smaller
-// at every launch, is), so that the test at entry is as short as it can be.
-analysis::LaunchCondition weakestTerms(const analysis::LaunchCondition& condition,
-                                       const analysis::LaunchBounds& bounds);
-
 // After the body is rebuilt: appends at `fastLabel` a copy of every statement after the branch to
 // it (the prologue's last statement), with the labels it defines renamed, the function-scope
 // declarations left out (they precede the copy) and the branches to `v.provenBranches` left out.

@@ -148,7 +148,8 @@ class SharedChecks {
       stats.coalescedChecks += group.size() - 1;
     }
     if (!launchProven_.empty()) {
-      fc_.launchVersion.condition = weakestTerms(launchCondition_, *launchBounds_);
+      // (Every set of bounds evaluates terms over the same launches.)
+      fc_.launchVersion.condition = launchBounds_.begin()->second.weakestTerms(launchCondition_);
       stats.launchProvenChecks += launchProven_.size();
     }
     if (!ordered.empty()) fc_.declarations += fmt::format(".reg .b32 {}<{}>;\n", kBoundsPrefix, 2 * ordered.size());
@@ -367,21 +368,16 @@ class SharedChecks {
     if (a.addressSymbol.empty() && (!reachedOnlyByObjects(a) || !passedBoundsOf(a).empty())) return std::nullopt;
     std::string variable = objectName(a);
     if (variable.empty()) return std::nullopt;
-    if (!launchBounds_) {
-      launchBounds_.emplace(fc_.function, pa_, symbols_);
+    if (!threadGuards_) {
       threadGuards_.emplace(fc_.function, fc_.cfg, pa_);
       versionable_ = versionable(fc_.function);
     }
-    // Where a branch on the way bounds the thread's index (a halo loaded by a few threads), the
-    // bounds for those threads.
+    // The bounds for the threads that make the access: where a branch on the way bounds the
+    // thread's index (a halo loaded by a few threads), those threads'.
     ThreadLimits limits = threadGuards_->at(a.statement);
-    const LaunchBounds* bounds = &*launchBounds_;
-    if (limits != ThreadLimits{-1, -1, -1}) {
-      auto it = guardedBounds_.find(limits);
-      if (it == guardedBounds_.end())
-        it = guardedBounds_.try_emplace(limits, fc_.function, pa_, symbols_, limits).first;
-      bounds = &it->second;
-    }
+    auto it = launchBounds_.find(limits);
+    if (it == launchBounds_.end()) it = launchBounds_.try_emplace(limits, fc_.function, pa_, symbols_, limits).first;
+    const LaunchBounds* bounds = &it->second;
     std::optional<LaunchCondition> when = bounds->inBoundsWhen(a, variable);
     if (!when || when->empty()) return when;
     // Only a condition a launch of a warp or more can meet is worth a copy of the body.
@@ -414,10 +410,11 @@ class SharedChecks {
   std::optional<DynamicSharedParts> parts_;  // with --shared-parts
   std::vector<SharedBoundsRegs> partChecks_;  // part 0, 1, ...: (the region's start, to the part's end)
   std::vector<std::string> partStarts_;       // part 0, 1, ...: where it starts, for the report
-  std::optional<LaunchBounds> launchBounds_;  // made where first asked (launchProof)
-  bool versionable_ = false;                  // ... and whether the function may be versioned
+  // Made where first asked (launchProof): the branches that bound thread indices, whether the
+  // function may be versioned, and the bounds for each set of threads a branch bounds.
   std::optional<ThreadGuards> threadGuards_;
-  std::map<ThreadLimits, LaunchBounds> guardedBounds_;  // for threads a branch bounds (ThreadGuards)
+  bool versionable_ = false;
+  std::map<ThreadLimits, LaunchBounds> launchBounds_;
   std::unordered_set<size_t> launchProven_;  // statements of accesses proven under launchCondition_
   LaunchCondition launchCondition_;
 };
