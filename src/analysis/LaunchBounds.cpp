@@ -120,7 +120,7 @@ LaunchBounds::LaunchBounds(const Function& f, const PointerAnalysis& pa, const S
     if (!in) continue;
     for (const Operand& o : in->operands)
       if (o.kind == OperandKind::Name && (o.text == "%tid" || o.text == "%ntid"))
-        for (size_t d = 0; d < 3; ++d) readsDimension_[d] = readsDimension_[d] || o.extra == std::string(".") + "xyz"[d];
+        if (size_t d = dimensionOf(o); d < 3) readsDimension_[d] = true;
     forEachDefinedRegister(*in, [&](const std::string& reg) {
       if (!pa_.registers().is32Bit(reg)) return;
       bool own = !in->operands.empty() && in->operands[0].kind == OperandKind::Name && in->operands[0].text == reg;
@@ -249,11 +249,8 @@ void ThreadGuards::learn(ThreadLimits& limits, const std::string& p, bool value,
     const Instruction* def = onlyDefinition(o.text);
     if (!def || def->opcode != "mov" || def->operands.size() != 2 || def->operands[1].text != "%tid")
       return std::nullopt;
-    const std::string& c = def->operands[1].extra;
-    if (c == ".x") return 0;
-    if (c == ".y") return 1;
-    if (c == ".z") return 2;
-    return std::nullopt;
+    size_t d = dimensionOf(def->operands[1]);
+    return d < 3 ? std::optional<size_t>(d) : std::nullopt;
   };
   std::string cmp = in->modifiers[0];
   std::optional<size_t> d = threadIndex(ops[1]);
@@ -332,7 +329,7 @@ std::optional<Bound> LaunchBounds::operand(const Operand& o) const {
       a.k[v] = 1;
       return a;
     };
-    size_t dim = o.extra == ".x" ? 0 : o.extra == ".y" ? 1 : o.extra == ".z" ? 2 : 3;
+    size_t dim = dimensionOf(o);
     if (o.text == "%tid" && dim < 3) {
       if (threads_[dim] >= 0) return Bound{constantAffine(0), constantAffine(threads_[dim]), {}, false};
       return Bound{constantAffine(0), value(static_cast<LaunchValue>(dim), 1), {}, false};

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "ptx/InstrInfo.h"
+
 
 namespace cucatch::analysis {
 
@@ -50,7 +52,7 @@ const Instruction* ValueRanges::onlyDefinition(const std::string& reg) const {
 std::optional<Interval> ValueRanges::specialRegister(const Operand& o) const {
   if (o.text == "%laneid") return Interval{0, 31};
   if (o.text == "%tid") {
-    size_t k = o.extra == ".x" ? 0 : o.extra == ".y" ? 1 : o.extra == ".z" ? 2 : 3;
+    size_t k = dimensionOf(o);
     if (k < 3 && maxThreads_[k] > 0) return Interval{0, maxThreads_[k] - 1};
   }
   return std::nullopt;

@@ -223,6 +223,8 @@ bool mayNotComeBack(const Instruction& in) {
   return op == "call" || op == "exit" || op == "ret" || op == "trap" || op == "brkpt";
 }
 
+size_t dimensionOf(const Operand& o) { return o.extra == ".x" ? 0 : o.extra == ".y" ? 1 : o.extra == ".z" ? 2 : 3; }
+
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f) {
   const std::string& op = in.opcode;
   static constexpr std::string_view kNoDestination[] = {

@@ -77,6 +77,10 @@ std::vector<CallArgumentStores> callArgumentStores(const Function& f);
 // second whenever it runs the first.
 bool mayNotComeBack(const Instruction& in);
 
+// The dimension a special register's component names (%tid.x: 0, .y: 1, .z: 2); 3 for any other
+// (or none).
+size_t dimensionOf(const Operand& o);
+
 // Registers written by an instruction (destination operands), by name.
 void forEachDefinedRegister(const Instruction& in, const std::function<void(const std::string&)>& f);
 
