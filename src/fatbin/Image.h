@@ -65,6 +65,11 @@ inline std::optional<size_t> containerSize(const void* header) {
   return headerSize + size;
 }
 
+// Whether a cubin's section of this type occupies no bytes of the file, and only gives a size:
+// SHT_NOBITS, and CUDA's uninitialized device variables (.nv.global, SHT_LOPROC + 7) and shared
+// memory (.nv.shared.KERNEL, SHT_LOPROC + 0xa).
+inline bool sectionOccupiesNoBytes(uint64_t type) { return type == 8 || type == 0x70000007 || type == 0x7000000a; }
+
 // The bytes an ELF64 image in memory (a cubin) spans, read from its headers: the furthest end of
 // its header tables and of the sections and segments that occupy bytes; none where it is not
 // ELF64 or its headers are not a cubin's.
@@ -84,10 +89,8 @@ inline std::optional<size_t> elfImageSize(const void* image) {
   uint64_t end = std::max<uint64_t>({64, phoff + phnum * phentsize, shoff + shnum * shentsize});
   for (uint64_t i = 0; i < shnum; ++i) {
     size_t h = shoff + i * shentsize;
-    // Sections that occupy no bytes of the image: SHT_NOBITS, and CUDA's .nv.global
-    // (SHT_LOPROC + 7) and .nv.shared.* (SHT_LOPROC + 0xa), which only give sizes.
     uint64_t type = read(h + 4, 4), offset = read(h + 0x18, 8), size = read(h + 0x20, 8);
-    if (type == 8 || type == 0x70000007 || type == 0x7000000a) continue;
+    if (sectionOccupiesNoBytes(type)) continue;
     if (offset > kLimit || size > kLimit) return std::nullopt;
     end = std::max(end, offset + size);
   }

@@ -13,6 +13,8 @@
 
 #include "jit/JitImage.h"
 #include "jit/PtxCache.h"
+#include "fatbin/ElfFile.h"
+#include "fatbin/Image.h"
 
 namespace fs = std::filesystem;
 using cucatch::jit::PtxCache;
@@ -233,15 +235,27 @@ TEST_CASE("JitLoader: cubins, and fatbinaries outside JIT mode, load as they are
   CHECK(jit.replacement("not PTX at all") == nullptr);
 }
 
+namespace {
+// An ELF64 image of `bytes` bytes, its section headers (64 bytes each) at offset 64, `sections`
+// of them; `put` writes a little-endian value of `width` bytes at an offset.
+struct TestElf {
+  std::vector<unsigned char> bytes;
+  TestElf(size_t size, uint64_t sections) : bytes(size, 0) {
+    std::memcpy(bytes.data(), "\x7f" "ELF\x02\x01\x01", 7);
+    put(0x28, 64, 8);  // e_shoff
+    put(0x3A, 64, 2);  // e_shentsize
+    put(0x3C, sections, 2);
+  }
+  void put(size_t at, uint64_t value, size_t width) { std::memcpy(bytes.data() + at, &value, width); }
+};
+}  // namespace
+
 TEST_CASE("elfImageSize: a cubin in memory spans its headers, sections and segments", "[jit]") {
   // A header, one section header at 64 (type PROGBITS, bytes 256..356), and a section of NOBITS
   // far beyond (which occupies nothing in the image).
-  std::vector<unsigned char> elf(512, 0);
-  std::memcpy(elf.data(), "\x7f" "ELF\x02\x01\x01", 7);
-  auto put = [&](size_t at, uint64_t value, size_t bytes) { std::memcpy(elf.data() + at, &value, bytes); };
-  put(0x28, 64, 8);   // e_shoff
-  put(0x3A, 64, 2);   // e_shentsize
-  put(0x3C, 2, 2);    // e_shnum
+  TestElf image(512, 2);
+  std::vector<unsigned char>& elf = image.bytes;
+  auto put = [&](size_t at, uint64_t value, size_t width) { image.put(at, value, width); };
   put(64 + 4, 1, 4);  // PROGBITS
   put(64 + 0x18, 256, 8);
   put(64 + 0x20, 100, 8);
@@ -260,6 +274,27 @@ TEST_CASE("elfImageSize: a cubin in memory spans its headers, sections and segme
   put(0x3A, 64, 2);
   elf[4] = 1;  // ELF32: not a cubin of a 64-bit program
   CHECK_FALSE(cucatch::fatbin::elfImageSize(elf.data()));
+}
+
+TEST_CASE("ElfFile: CUDA's sections that only give a size occupy nothing of the file", "[jit]") {
+  // A header and two section headers: the null section, and an uninitialized device variables'
+  // section (.nv.global, SHT_LOPROC + 7) of 4 KiB placed at the file's end, as nvcc 13.0 wrote
+  // it for a unit with a `__device__ int* a[64][8]` (read before as "overruns the file").
+  TestElf image(192, 2);
+  std::vector<unsigned char>& elf = image.bytes;
+  auto put = [&](size_t at, uint64_t value, size_t width) { image.put(at, value, width); };
+  put(128 + 4, 0x70000007, 4);
+  put(128 + 0x18, 192, 8);
+  put(128 + 0x20, 4096, 8);
+  cucatch::fatbin::ElfFile file(std::span<const uint8_t>(elf.data(), elf.size()), "globals.cubin");
+  REQUIRE(file.sections().size() == 2);
+  CHECK(file.sections()[1].type == 0x70000007u);
+  CHECK(file.sections()[1].bytes.empty());
+  CHECK(cucatch::fatbin::elfImageSize(elf.data()) == 192u);
+  // A section that does occupy bytes there is refused, naming the file.
+  put(128 + 4, 1, 4);  // PROGBITS
+  CHECK_THROWS_WITH(cucatch::fatbin::ElfFile(std::span<const uint8_t>(elf.data(), elf.size()), "globals.cubin"),
+                    Catch::Contains("globals.cubin") && Catch::Contains("overruns the file"));
 }
 
 TEST_CASE("JitLoader: PTX the rewriter refuses, or no helper, loads as it is (with a warning)", "[jit]") {
