@@ -143,6 +143,9 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
       return kHelperInstrumentedAlready;
     }
   std::string identity = cucatch::jit::PtxCache::buildIdentity("/proc/self/exe");
+  std::optional<cucatch::jit::RegisterCaps> frames;
+  if (std::string ptxas = cucatch::toolchain::findPtxas(); !ptxas.empty())
+    frames = cucatch::jit::RegisterCaps{ptxas, fmt::format("sm_{}", arch), true};
   std::vector<cucatch::jit::LinkInput> inputs;
   size_t instrumented = 0;
   for (const auto& unit : found.units) {
@@ -152,9 +155,12 @@ int linkInputs(const std::string& path, const std::string& object, unsigned arch
       continue;
     }
     // Relocatable code: no register caps here; the runtime checks the linked kernels against
-    // the image's (JitLoader.h).
+    // the image's (JitLoader.h). Its frames are measured, for the stack its kernels need under
+    // recursion (instrument/StackReserve.h), where a ptxas is found.
     inputs.push_back({cucatch::jit::LinkInput::Kind::Ptx,
-                      cucatch::jit::instrumentPtx(*unit.ptx, unit.name, identity, cache, nullptr, switches).text,
+                      cucatch::jit::instrumentPtx(*unit.ptx, unit.name, identity, cache, frames ? &*frames : nullptr,
+                                                  switches)
+                          .text,
                       unit.name});
     ++instrumented;
   }

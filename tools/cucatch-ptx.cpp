@@ -144,6 +144,9 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
        "functions other units may call, given an entry point that takes their pointers' bounds (relocatable code)"},
       {"forwarders", s.metadataForwarders,
        "other units' functions called through a .weak entry point, for where their unit defines none"},
+      {"own bodies", s.privateBodies,
+       ".visible and .weak functions whose body this unit's own calls reach with no linkage, so that they are "
+       "given bounds and the frame table as the unit's other functions are (relocatable code)"},
       {"window bases", s.sharedWindowBases,
        "generic pointers of unknown origin bounded by the shared window where isspacep places them there"},
       {"frame bases", s.liveFrameBases,

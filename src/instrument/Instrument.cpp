@@ -19,6 +19,19 @@
 
 namespace cucatch::instrument {
 
+namespace {
+
+// Relocatable code: the unit's part of the linked module's call graph (StackReserve.h), which the
+// runtime joins with the other units'.
+void recordCallGraph(const ptx::Module& probe, const std::map<std::string, unsigned>& original,
+                     const std::map<std::string, unsigned>& frames, UnitResult& unit) {
+  unit.callGraph = callGraphOf(probe, original, frames);
+  for (const ptx::Function* f : probe.functions())
+    if (f->hasBody && f->linkage.empty()) unit.localFunctions.insert(f->name);
+}
+
+}  // namespace
+
 UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& options) {
   refuseInstrumented(module);
   refuseUnsupported(module);
@@ -122,7 +135,21 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     unit.kernels = limitKernelRegisters(module, limit);
     boundTwinRegisters(module, unit.kernels, setup->relocatable);
     unit.deviceFunctions = limitDeviceFunctionRegisters(module, limit);
-    if (!setup->relocatable && !kernelsWithUnsizedStack(probe).empty()) {
+    if (setup->relocatable) {
+      // The unit's part of the linked module's call graph, which the runtime joins with the
+      // other units' (StackReserve.h), with the frames as compiled: under the module's cap where
+      // it gets one (a capped function may spill into a larger frame).
+      std::map<std::string, unsigned> frames = instrumented.stackFrames;
+      const auto cap = moduleRegisterCap(unit.kernels, unit.deviceFunctions);
+      if (cap || std::any_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; })) {
+        ptx::Module capped = module;
+        addUnitDeclarations(capped, unit);
+        frames = (cap && setup->measureInstrumentedCapped ? setup->measureInstrumentedCapped(capped, *cap)
+                                                          : setup->measureInstrumented(capped))
+                     .stackFrames;
+      }
+      recordCallGraph(probe, measuredOriginal().stackFrames, frames, unit);
+    } else if (!kernelsWithUnsizedStack(probe).empty()) {
       // The frames as compiled: a kernel capped above may spill into a larger one.
       std::map<std::string, unsigned> frames = instrumented.stackFrames;
       if (std::any_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; })) {
@@ -134,6 +161,12 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
       unit.stackReserves = std::move(reserves.kernels);
       unit.stackUnbounded = std::move(reserves.unbounded);
     }
+  }
+  if (const auto& measure = options.relocatableFrames; measure && !options.registerLimit) {
+    ptx::Module probe = module;
+    addUnitDeclarations(probe, unit);
+    recordCallGraph(probe, measure->measureOriginal().stackFrames, measure->measureInstrumented(probe).stackFrames,
+                    unit);
   }
   addUnitDeclarations(module, unit);
   return unit;

@@ -31,12 +31,19 @@ struct RegisterLimitSetup {
   // kernel's stack depends on the stack limit (StackReserve.h).
   std::function<PtxasCounts(const ptx::Module& instrumented)> measureInstrumented;
   std::function<PtxasCounts()> measureOriginal;
+  // Relocatable code: the instrumented module compiled with -maxrregcount=N, the cap the module
+  // gets where a function of it needs one (moduleRegisterCap): its frames as they will be.
+  std::function<PtxasCounts(const ptx::Module& instrumented, unsigned maxRegisterCount)> measureInstrumentedCapped;
 };
 
 struct InstrumentOptions {
   // Without: no register caps (the instrumented kernels may accept smaller blocks than the
   // originals did).
   std::optional<RegisterLimitSetup> registerLimit;
+  // Relocatable code that is not capped here (JIT mode, which has the driver link it again): how
+  // to measure its frames for the unit's part of the call graph (StackReserve.h). Where
+  // registerLimit is given, it measures them.
+  std::optional<RegisterLimitSetup> relocatableFrames;
   // Check accesses to a kernel's dynamic shared memory against the part of it they address
   // (analysis/SharedParts.h), not only against the whole region: catches an overflow from one
   // carved array into the next, and reports correct code that indexes one dynamic array at

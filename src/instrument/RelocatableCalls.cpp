@@ -69,6 +69,7 @@ bool hasScalar64(const Function& f) {
 }
 
 std::string entryPointName(const std::string& function) { return function + std::string(kMetadataEntrySuffix); }
+std::string privateBodyName(const std::string& function) { return function + std::string(kPrivateBodySuffix); }
 
 // One declaration's parameter or return list as a signature: types, alignments, dimensions,
 // not names or source places (nvcc's forward declarations sit on other lines).
@@ -162,45 +163,63 @@ bool hasLinkage(const Function& f, const char* linkage) {
   return std::find(f.linkage.begin(), f.linkage.end(), linkage) != f.linkage.end();
 }
 
+// The declaration of `f`'s private body: its signature, no linkage.
+Function privateDeclarationOf(const Function& f) {
+  Function d = declarationOf(f, privateBodyName(f.name));
+  d.linkage.clear();
+  return d;
+}
+
 }  // namespace
 
 MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
   MetadataEntryPoints out;
-  // Which functions: defined here and callable from elsewhere, or only declared here.
   std::unordered_set<std::string> defined;
   std::map<std::string, const Function*> byName;  // (a declaration's signature is its definition's: below)
   for (const Function* f : module.functions()) {
     if (f->hasBody) defined.insert(f->name);
     byName[f->name] = f;
   }
-  std::map<std::string, std::string> chosen;  // function -> its entry point
-  std::set<std::string> mine;                 // ... those defined here
+  // Which functions: this unit's own that other units may call (.visible: its body becomes
+  // private, reached from F and F__cc_meta), the .weak ones it defines (a private copy), and
+  // other units' it only declares (a .weak entry point of its own for where theirs is missing).
+  std::set<std::string> own, copied;
+  std::map<std::string, std::string> entryOf;  // function -> its entry point (F__cc_meta)
   for (const Function* f : module.functions()) {
     const bool cucatchs = f->name.starts_with("__cucatch") || f->name != sourceFunctionName(*f);
-    if (cucatchs || isCudaSystemFunction(f->name) || !forwardable(*f) || !hasScalar64(*f)) continue;
-    // (Not a .weak definition: RelocatableCalls.h.)
-    if (f->hasBody && hasLinkage(*f, ".visible") && !hasLinkage(*f, ".weak")) {
-      chosen[f->name] = entryPointName(f->name);
-      mine.insert(f->name);
-    } else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern")) {
-      chosen[f->name] = entryPointName(f->name);
+    if (cucatchs || isCudaSystemFunction(f->name)) continue;
+    const bool weak = hasLinkage(*f, ".weak");
+    if (f->hasBody && weak) {
+      if (!f->isEntry) copied.insert(f->name);
+    } else if (f->hasBody && hasLinkage(*f, ".visible") && forwardable(*f)) {
+      own.insert(f->name);
+      if (hasScalar64(*f)) entryOf[f->name] = entryPointName(f->name);
+    } else if (!f->hasBody && !defined.count(f->name) && hasLinkage(*f, ".extern") && forwardable(*f) &&
+               hasScalar64(*f)) {
+      entryOf[f->name] = entryPointName(f->name);
     }
   }
-  // Left alone: a function declared twice with signatures that differ, and one whose entry
-  // point's name the module uses already.
+  // Left alone: a function declared twice with signatures that differ, and one whose new names
+  // the module uses already.
+  auto leaveAlone = [&](const std::string& name) {
+    own.erase(name);
+    copied.erase(name);
+    entryOf.erase(name);
+  };
   for (const Function* f : module.functions()) {
-    auto it = chosen.find(f->name);
-    if (it == chosen.end()) continue;
+    if (!own.count(f->name) && !copied.count(f->name) && !entryOf.count(f->name)) continue;
     for (const Function* g : module.functions())
-      if (g->name == it->second ||
+      if (g->name == entryPointName(f->name) || g->name == privateBodyName(f->name) ||
           (g->name == f->name && (!sameSignature(g->params, f->params) || !sameSignature(g->returns, f->returns)))) {
-        chosen.erase(it);
+        leaveAlone(f->name);
         break;
       }
   }
-  if (chosen.empty()) return out;
+  if (own.empty() && copied.empty() && entryOf.empty()) return out;
 
-  // The calls: to the entry points, where each 64-bit argument is stored by one st.param.
+  // The calls: of this unit's functions, to their private bodies; of another unit's, to its entry
+  // point, where each 64-bit argument is stored by one st.param (the rule the entry point's
+  // parameters follow).
   std::set<std::string> called;
   for (Function* caller : module.functions()) {
     if (!caller->hasBody) continue;
@@ -208,48 +227,61 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       auto* in = std::get_if<Instruction>(&caller->body[i]);
       if (!in || in->opcode != "call") continue;
       CallShape c = callShape(*in);
-      if (!c.callee || c.prototype || !chosen.count(c.callee->text) || !passesByType(*caller, i, byName.at(c.callee->text)->params))
-        continue;
-      called.insert(c.callee->text);
-      const_cast<Operand*>(c.callee)->text = chosen.at(c.callee->text);
+      if (!c.callee || c.prototype) continue;
+      const std::string callee = c.callee->text;
+      if (own.count(callee) || copied.count(callee)) {
+        const_cast<Operand*>(c.callee)->text = privateBodyName(callee);
+      } else if (entryOf.count(callee) && passesByType(*caller, i, byName.at(callee)->params)) {
+        called.insert(callee);
+        const_cast<Operand*>(c.callee)->text = entryOf.at(callee);
+      }
     }
   }
 
-  // The entry points and forwarders, where the functions are.
+  // The bodies, entry points and forwarders, where the functions are; the private body declared
+  // before the function's first declaration, for the calls before its definition (its own too).
   std::vector<TopLevel> items;
-  items.reserve(module.items.size() + 2 * chosen.size());
-  std::set<std::string> placed;
+  items.reserve(module.items.size() + 3 * (own.size() + copied.size()) + entryOf.size());
+  std::set<std::string> declared, placed;
   for (auto& item : module.items) {
     auto* f = std::get_if<Function>(&item);
-    auto it = f ? chosen.find(f->name) : chosen.end();
-    if (it == chosen.end()) {
-      items.push_back(std::move(item));
-      continue;
-    }
-    const std::string name = f->name, entry = it->second;
-    const bool definedHere = mine.count(name) != 0;
-    if (definedHere && f->hasBody) {
-      // The body becomes the entry point; F forwards to it.
-      Function wrapper = forwarder(*f, name, f->linkage, entry);
-      f->name = entry;
+    const std::string name = f ? f->name : std::string();
+    const bool mine = f && (own.count(name) || copied.count(name));
+    if (mine && declared.insert(name).second) items.push_back(privateDeclarationOf(*f));
+    if (mine && f->hasBody && own.count(name)) {
+      // The body becomes private; F and its entry point forward to it.
+      Function wrapper = forwarder(*f, name, f->linkage, privateBodyName(name));
+      std::optional<Function> entry;
+      if (entryOf.count(name)) entry = forwarder(*f, entryOf.at(name), {".visible"}, privateBodyName(name));
+      f->name = privateBodyName(name);
+      f->linkage.clear();
       items.push_back(std::move(item));
       items.push_back(std::move(wrapper));
-      out.names.insert(entry);
-      ++unit.stats.metadataEntryPoints;
-    } else if (definedHere) {
-      // A declaration of F before its definition: the entry point's too, for the calls before it.
-      Function d = declarationOf(*f, entry);
+      ++unit.stats.privateBodies;
+      if (entry) {
+        items.push_back(std::move(*entry));
+        out.names.insert(entryOf.at(name));
+        ++unit.stats.metadataEntryPoints;
+      }
+    } else if (mine && f->hasBody) {
+      // A .weak function: kept for other units, and copied for this unit's calls.
+      Function copy = *f;
+      copy.name = privateBodyName(name);
+      copy.linkage.clear();  // (its statements keep their places, as a launch twin's do)
       items.push_back(std::move(item));
-      items.push_back(std::move(d));
-    } else {
+      items.push_back(std::move(copy));
+      ++unit.stats.privateBodies;
+    } else if (!mine && f && entryOf.count(name) && !defined.count(name)) {
       // Another unit's function: a .weak entry point that forwards to it, after its first
       // declaration, where this unit calls it.
       items.push_back(std::move(item));
       if (called.count(name) && placed.insert(name).second) {
-        items.push_back(forwarder(std::get<Function>(items.back()), entry, {".weak"}, name));
-        out.names.insert(entry);
+        items.push_back(forwarder(std::get<Function>(items.back()), entryOf.at(name), {".weak"}, name));
+        out.names.insert(entryOf.at(name));
         ++unit.stats.metadataForwarders;
       }
+    } else {
+      items.push_back(std::move(item));
     }
   }
   module.items = std::move(items);

@@ -94,7 +94,7 @@ std::vector<SourcePlace> sourcePlaces(const Function& f) {
 }
 
 std::string sourceFunctionName(std::string_view name) {
-  for (std::string_view suffix : {kMetadataEntrySuffix, kLaunchTwinSuffix})
+  for (std::string_view suffix : {kMetadataEntrySuffix, kPrivateBodySuffix, kLaunchTwinSuffix})
     if (name.size() > suffix.size() && name.ends_with(suffix)) return std::string(name.substr(0, name.size() - suffix.size()));
   return std::string(name);
 }
@@ -175,9 +175,21 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
     }
     kernels[k.name] = std::move(kernel);
   }
-  return nlohmann::json{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},
-                        {"files", files}, {"kernels", kernels}, {"sites", list}, {"objects", objects}}
-      .dump();
+  nlohmann::json table{{"abi", abi::kAbiVersion}, {"module", module.sourceName}, {"unit", result.unit},
+                       {"files", files}, {"kernels", kernels}, {"sites", list}, {"objects", objects}};
+  if (!result.callGraph.empty()) {
+    nlohmann::json graph = nlohmann::json::object();
+    for (const auto& [name, f] : result.callGraph) {
+      nlohmann::json node{{"frame", f.frame}, {"original", f.original}};
+      if (f.kernel) node["kernel"] = true;
+      if (f.callsIndirectly) node["indirect"] = true;
+      if (result.localFunctions.count(name)) node["local"] = true;
+      if (!f.callees.empty()) node["calls"] = f.callees;
+      graph[name] = std::move(node);
+    }
+    table["call_graph"] = std::move(graph);
+  }
+  return table.dump();
 }
 
 namespace {

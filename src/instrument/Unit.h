@@ -58,12 +58,15 @@ struct Site {
 // The name of a function's entry point that takes its pointers' bounds from its callers, in
 // relocatable code (RelocatableCalls.h): the function's name and this suffix.
 inline constexpr std::string_view kMetadataEntrySuffix = "__cc_meta";
+// The name of the body that a relocatable unit's own calls of its .visible or .weak function
+// reach (RelocatableCalls.h): the function's name and this suffix; it has no linkage.
+inline constexpr std::string_view kPrivateBodySuffix = "__cc_body";
 // The name of a kernel's twin that takes its pointer parameters' bounds from the launch
 // (LaunchMetadata.h): the kernel's name and this suffix.
 inline constexpr std::string_view kLaunchTwinSuffix = "__cc_launch";
 inline bool isLaunchTwin(std::string_view name) { return name.ends_with(kLaunchTwinSuffix); }
 // The function a report names for `f`: its own name, or the function whose entry point
-// (kMetadataEntrySuffix) or launch twin (kLaunchTwinSuffix) it is.
+// (kMetadataEntrySuffix), private body (kPrivateBodySuffix) or launch twin (kLaunchTwinSuffix) it is.
 std::string sourceFunctionName(const ptx::Function& f);
 std::string sourceFunctionName(std::string_view name);
 // Whether `module` carries DWARF (nvcc -G): its .debug_info names the functions' labels, so a
@@ -119,6 +122,9 @@ struct Stats {
   // that takes the bounds; and other units' functions this unit calls through a .weak one.
   size_t metadataEntryPoints = 0;
   size_t metadataForwarders = 0;
+  // ... and the bodies of this unit's .visible and .weak functions that its own calls reach
+  // instead, with no linkage (a .weak function's a copy).
+  size_t privateBodies = 0;
   // Kernels given a twin that takes their pointers' bounds from the launch (LaunchMetadata.h);
   // the twins' accesses are not counted again.
   size_t launchTwins = 0;
@@ -223,6 +229,12 @@ struct UnitResult {
   // and those whose stack under recursion could not be bounded.
   std::map<std::string, StackReserve> stackReserves;
   std::vector<std::string> stackUnbounded;
+  // Relocatable code: the unit's part of its linked module's call graph, with each function's
+  // frame as compiled and in the original (StackReserve.h), and which of those functions have
+  // no linkage (another unit's function of the same name is another function). The runtime
+  // joins the parts of a module's units and raises the stack limit for its kernels from them.
+  callgraph::Functions callGraph;
+  std::set<std::string> localFunctions;
   // The kernels given a twin that takes its pointers' bounds from the launch (LaunchMetadata.h).
   std::vector<LaunchTwin> launchTwins;
 };

@@ -42,7 +42,9 @@ InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleN
                               const Switches& switches) {
   // The ABI version is part of what the runtime checks; the identity covers everything else.
   std::string how = fmt::format("abi {} rewriter {} module {}", abi::kAbiVersion, rewriterIdentity, moduleName);
-  if (caps) how += fmt::format(" caps {} ptxas {}", caps->arch, PtxCache::buildIdentity(caps->ptxas));
+  if (caps)
+    how += fmt::format(" caps {} ptxas {}{}", caps->arch, PtxCache::buildIdentity(caps->ptxas),
+                       caps->relocatable ? " relocatable" : "");
   if (!switches.key.empty()) how += " switches " + switches.key;
   std::string key;
   if (cache) {
@@ -57,7 +59,11 @@ InstrumentedPtx instrumentPtx(const std::string& ptx, const std::string& moduleN
   }
   ptx::Module& module = *parsed.module;
   instrument::InstrumentOptions options = switches.options;
-  if (caps) options.registerLimit = toolchain::ptxasRegisterLimits(caps->ptxas, caps->arch, {}, ptx, moduleName);
+  if (caps && caps->relocatable)
+    options.relocatableFrames =
+        toolchain::ptxasRegisterLimits(caps->ptxas, caps->arch, {"--compile-only"}, ptx, moduleName);
+  else if (caps)
+    options.registerLimit = toolchain::ptxasRegisterLimits(caps->ptxas, caps->arch, {}, ptx, moduleName);
   instrument::instrumentModule(module, options);
   InstrumentedPtx out{ptx::print(module), false};
   // A full disk does not stop the program: the module is instrumented all the same.

@@ -58,6 +58,10 @@ struct InstrumentedPtx {
 struct RegisterCaps {
   std::string ptxas;
   std::string arch;
+  // Relocatable code, which the driver links again at run time: not capped here (the runtime
+  // checks the linked kernels against the image's, JitLoader.h); ptxas --compile-only only
+  // measures its functions' frames, for the unit's part of the call graph (StackReserve.h).
+  bool relocatable = false;
 };
 // The rewriter's switches (cucatch-ptx's: tools/CheckFlags.h, which JIT mode's helper reads from
 // CUCATCH_PTX_FLAGS), and what tells them apart from the defaults in the cache's key.

@@ -43,6 +43,16 @@ SiteTable SiteTable::parse(std::string_view text) {
       }
       t.kernels[name] = r;
     }
+  if (j.contains("call_graph") && j["call_graph"].is_object())
+    for (auto& [name, n] : j["call_graph"].items()) {
+      callgraph::Function& f = t.callGraph[name];
+      f.kernel = n.value("kernel", false);
+      f.callsIndirectly = n.value("indirect", false);
+      f.frame = n.value("frame", uint64_t(0));
+      f.original = n.value("original", uint64_t(0));
+      if (n.contains("calls")) f.callees = n["calls"].get<std::set<std::string>>();
+      if (n.value("local", false)) t.localFunctions.insert(name);
+    }
   auto readObject = [](const nlohmann::json& o, Site& site) {
     site.object = o.value("name", std::string());
     site.objectBytes = o.value("bytes", uint64_t(0));
@@ -88,6 +98,25 @@ SiteTable SiteTable::parse(std::string_view text) {
     t.sites[id] = std::move(site);
   }
   return t;
+}
+
+callgraph::Functions moduleCallGraph(const std::map<uint32_t, const SiteTable*>& units) {
+  callgraph::Functions out;
+  for (const auto& [unit, table] : units) {
+    auto key = [&](const std::string& name) {
+      return table->localFunctions.count(name) ? fmt::format("{}@{:08x}", name, unit) : name;
+    };
+    for (const auto& [name, f] : table->callGraph) {
+      auto [it, added] = out.try_emplace(key(name));
+      callgraph::Function& g = it->second;
+      g.kernel = g.kernel || f.kernel;
+      g.callsIndirectly = g.callsIndirectly || f.callsIndirectly;
+      g.frame = added ? f.frame : std::max(g.frame, f.frame);
+      g.original = added ? f.original : std::min(g.original, f.original);
+      for (const auto& c : f.callees) g.callees.insert(key(c));
+    }
+  }
+  return out;
 }
 
 std::string_view violationKindName(ViolationKind k) {

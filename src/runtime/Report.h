@@ -8,11 +8,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "callgraph/StackBounds.h"
 #include "runtime/Metadata.h"
 #include "runtime/cucatch_abi.h"
 
@@ -71,8 +73,20 @@ struct SiteTable {
   // The variables metadata words name (abi::kMetaStateVariable): a Site's function and object
   // fields.
   std::vector<Site> objects;
+  // Relocatable code: the unit's part of its linked module's call graph, and which of its
+  // functions have no linkage (instrument/StackReserve.h; moduleCallGraph joins the parts).
+  callgraph::Functions callGraph;
+  std::set<std::string> localFunctions;
   static SiteTable parse(std::string_view json);
 };
+
+// The call graph of a linked module from its units' parts (`units`, by unit id): a function with
+// linkage is one function wherever it is defined (a .weak one's definitions the largest of
+// them: the device link keeps one), a function without is its unit's own (named "NAME@UNIT"
+// here, and so are its unit's calls of it). A call of a function no part defines (a unit built
+// by plain nvcc, the CUDA system's) has no frame of the graph's, and a cycle through such a unit
+// is not seen.
+callgraph::Functions moduleCallGraph(const std::map<uint32_t, const SiteTable*>& units);
 
 // A malloc or free in a kernel (abi::HeapEvent), with its site looked up.
 struct DeviceHeapCall {

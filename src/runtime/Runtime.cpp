@@ -617,6 +617,25 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
           stackRatio = std::max(stackRatio, *record.stackRatioPerMille);
           stackExtra = std::max(stackExtra, record.stackExtraBytes);
         }
+  // Relocatable code: from the units' parts of the module's call graph, which the device link
+  // joined (instrument/StackReserve.h).
+  std::map<uint32_t, const SiteTable*> parts;
+  for (uint32_t unit : m.units)
+    if (auto t = units_.find(unit); t != units_.end() && !t->second.callGraph.empty()) parts[unit] = &t->second;
+  if (!parts.empty()) {
+    const callgraph::StackReserves reserves = callgraph::stackReserves(moduleCallGraph(parts));
+    for (const auto& [kernel, r] : reserves.kernels) {
+      m.stackReserved = true;
+      stackRatio = std::max(stackRatio, r.ratioPerMille);
+      stackExtra = std::max(stackExtra, r.extraBytes);
+      log(fmt::format("kernel {}: its stack under recursion grew by at most {:.3f}x + {} bytes (relocatable code)",
+                      kernel, r.ratioPerMille / 1000.0, r.extraBytes));
+    }
+    for (const auto& kernel : reserves.unbounded)
+      log(fmt::format("kernel {}: its stack under recursion cannot be bounded (a recursive function with no frame "
+                      "of its own in the original has one instrumented)",
+                      kernel));
+  }
   if (m.stackReserved) reserveStack(stackRatio, stackExtra);
   abi::ModuleState s = current_->moduleState((options_.continueMode() ? abi::kFlagContinue : 0) |
                                              (options_.tags ? abi::kFlagHeapTags : 0));

@@ -30,6 +30,11 @@ instrument::RegisterLimitSetup ptxasRegisterLimits(const std::string& ptxas, con
   setup.measureInstrumented = [ptxas, arch, options, everyFunction](const ptx::Module& instrumented) {
     return everyFunction(measureRegisters(ptxas, arch, options, ptx::print(instrumented), "the instrumented module"));
   };
+  setup.measureInstrumentedCapped = [ptxas, arch, options, everyFunction](const ptx::Module& instrumented,
+                                                                         unsigned registers) {
+    return everyFunction(measureRegisters(ptxas, arch, withMaxRegisterCount(options, registers),
+                                          ptx::print(instrumented), "the instrumented module"));
+  };
   setup.measureOriginal = [ptxas, arch, options, original = std::move(originalPtx), everyFunction] {
     return everyFunction(measureRegisters(ptxas, arch, options, original, "the original module"));
   };

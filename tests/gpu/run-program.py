@@ -7,7 +7,8 @@
   // cucatch-expect: KIND [ACCESS SIZE] [kernel=SUBSTRING] [memory=KIND [heap-log=reused]] [object=NAME space=SPACE [part=OFFSET] [frame_offset=OFFSET [neighbour=OFFSET]]] [window=SPACE] [frame=FUNCTION] [table-frame=FUNCTION | table-frame-reused=FUNCTION]
       NAME.cucatch exits 1 (CUCATCH_ERROR_EXITCODE's default), prints "cucatch: ERROR:", and
       its JSON report (CUCATCH_REPORT) holds an error of that kind, access and size, in that
-      kernel, at the line marked "// cucatch-bug-line" of this file, with its allocation (of
+      kernel, at the line marked "// cucatch-bug-line" of this file (or of a program it includes whole,
+      `#include "other.cu"`, built another way), with its allocation (of
       that memory kind; memory=device-heap: a block of the device heap, whose malloc and free
       are at the lines marked "// cucatch-alloc-line" and "// cucatch-free-line"; with
       heap-log=reused, the report must say that the block's malloc is no longer known, its tag
@@ -265,7 +266,14 @@ def main():
             heap_log = w[len("heap-log="):]
     if rest:
         access, size = rest[0], int(rest[1])
-    bug_lines = [i + 1 for i, l in enumerate(text) if "// cucatch-bug-line" in l]
+    # The lines marked in this file, and in a program it includes whole (`#include "other.cu"`: the
+    # same program built another way, such as -rdc), by file name.
+    bug_lines = {(os.path.basename(source), i + 1) for i, l in enumerate(text) if "// cucatch-bug-line" in l}
+    for l in text:
+        m = re.match(r'#include "([^"/]+\.cu)"', l)
+        if m:
+            included = open(os.path.join(os.path.dirname(source), m.group(1))).read().splitlines()
+            bug_lines |= {(m.group(1), i + 1) for i, t in enumerate(included) if "// cucatch-bug-line" in t}
     count = [int(l.split(":")[1]) for l in text if l.startswith("// cucatch-expect-errors:")]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
@@ -295,8 +303,8 @@ def main():
             places = [(e.get("file", ""), e.get("line"))]
             if "inlined_at" in e:
                 places.append((e["inlined_at"].get("file", ""), e["inlined_at"].get("line")))
-            if not any(l in bug_lines and os.path.basename(f) == os.path.basename(source) for f, l in places):
-                return f"at {places}, expected line {bug_lines}"
+            if not any((os.path.basename(f), l) in bug_lines for f, l in places):
+                return f"at {places}, expected one of {sorted(bug_lines)}"
         if kind == "null-pointer-dereference":
             # No allocation: the offset from null is the report's.
             return None if "offset_from_null" in e else "no offset_from_null"

@@ -175,6 +175,7 @@ TEST_CASE("JIT: what an image handed to the driver is", "[jit]") {
 // ---- the runtime's side (src/runtime/JitLoader): what it hands the driver instead of an image,
 // with the real helper (cucatch-fatbin) in its own process.
 #include "runtime/JitLoader.h"
+#include "runtime/Report.h"
 #include "runtime/cucatch_abi.h"
 
 namespace {
@@ -364,4 +365,79 @@ TEST_CASE("Link inputs: what the helper writes, the runtime reads back; anything
   CHECK_FALSE(cucatch::jit::unpackLinkInputs("cucatch-link-input cubin 3 x\nabc"));  // unknown kind
   CHECK_FALSE(cucatch::jit::unpackLinkInputs("cucatch-link-input ptx many x\nabc"));
   CHECK_FALSE(cucatch::jit::unpackLinkInputs("something else"));
+}
+
+TEST_CASE("JIT mode: a relocatable unit carries its part of the call graph, its frames measured", "[jit]") {
+  // The driver links relocatable units again at run time: no caps, but ptxas --compile-only
+  // measures each function's frame in both builds for the runtime's stack reserve.
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .func (.param .b32 r) down(.param .b32 n)
+{
+.local .align 4 .b8 __local_depot0[40];
+.reg .b32 %r<4>;
+.reg .b64 %rd<2>;
+.reg .pred %p<2>;
+mov.u64 %rd1, __local_depot0;
+ld.param.u32 %r1, [n];
+st.local.u32 [%rd1], %r1;
+setp.eq.s32 %p1, %r1, 0;
+mov.u32 %r3, 0;
+@%p1 bra $done;
+add.s32 %r2, %r1, -1;
+{
+.param .b32 a0;
+st.param.b32 [a0+0], %r2;
+.param .b32 r0;
+call.uni (r0), down, (a0);
+ld.param.b32 %r3, [r0+0];
+}
+$done:
+ld.local.u32 %r2, [%rd1];
+add.s32 %r3, %r3, %r2;
+st.param.b32 [r+0], %r3;
+ret;
+}
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+.reg .b32 %r<3>;
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [out];
+ld.param.u32 %r1, [n];
+{
+.param .b32 a0;
+st.param.b32 [a0+0], %r1;
+.param .b32 r0;
+call.uni (r0), down, (a0);
+ld.param.b32 %r2, [r0+0];
+}
+st.global.u32 [%rd1], %r2;
+ret;
+}
+)";
+  cucatch::jit::RegisterCaps frames{CUCATCH_TEST_PTXAS, "sm_90", true};
+  cucatch::jit::Switches switches;
+  auto out = cucatch::jit::instrumentPtx(ptx, "unit.ptx", "test", nullptr, &frames, switches);
+  // The site table: its call graph, the recursive body private with the original's frame.
+  auto at = out.text.find("__cucatch_sites_");
+  REQUIRE(at != std::string::npos);
+  auto open = out.text.find('{', at), close = out.text.find('}', open);
+  std::string json;
+  for (size_t i = open + 1; i < close;) {
+    size_t comma = out.text.find(',', i);
+    if (comma == std::string::npos || comma > close) comma = close;
+    int c = std::stoi(out.text.substr(i, comma - i));
+    if (c) json.push_back(static_cast<char>(c));
+    i = comma + 1;
+  }
+  auto table = cucatch::runtime::SiteTable::parse(json);
+  REQUIRE(table.callGraph.count("down__cc_body"));
+  CHECK(table.callGraph["down__cc_body"].original > 0);
+  CHECK(table.callGraph["down__cc_body"].frame >= table.callGraph["down__cc_body"].original);
+  CHECK(table.callGraph["down__cc_body"].callees.count("down__cc_body"));
+  CHECK(table.localFunctions.count("down__cc_body"));
+  // No caps: no marker line for ptxas, no .maxnreg.
+  CHECK(out.text.find("cucatch: ptxas -maxrregcount") == std::string::npos);
+  CHECK(out.text.find(".maxnreg") == std::string::npos);
 }

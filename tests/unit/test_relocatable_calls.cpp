@@ -42,27 +42,40 @@ const char* kCallPut = "{\n.param .b64 a0;\nst.param.b64 [a0+0], %rd1;\n.param .
 }  // namespace
 
 TEST_CASE("entry points: functions other units may call, and calls of other units' functions", "[relocatable]") {
+  // A .visible function: its body is private (this unit's calls reach it), F and its entry point
+  // for other instrumented units forward to it.
   Result visible = entryPointsOf(put(".visible"), kCallPut);
   CHECK(visible.entryPoints.names == std::set<std::string>{"put__cc_meta"});
-  CHECK(visible.text.find("call.uni put__cc_meta, (a0, a1);") != std::string::npos);
-  CHECK(visible.text.find(".visible .func put(") != std::string::npos);  // the forwarder
-  CHECK(visible.text.find("call put__cc_meta, (fwd_param0, fwd_param1);") != std::string::npos);
-  // Not a .weak function (a template instance, an inline function): nvlink keeps one of several
-  // units' definitions for every caller, and a forwarder under its name would stand for the
-  // body's registers (RelocatableCalls.h).
+  CHECK(visible.text.find("call.uni put__cc_body, (a0, a1);") != std::string::npos);
+  CHECK(visible.text.find("\n.func put__cc_body(.param .b64 put_p, .param .b32 put_i) {") != std::string::npos);
+  CHECK(visible.text.find(".visible .func put(") != std::string::npos);  // the forwarders
+  CHECK(visible.text.find(".visible .func put__cc_meta(") != std::string::npos);
+  CHECK(visible.text.find("call put__cc_body, (fwd_param0, fwd_param1);") != std::string::npos);
+  CHECK(visible.text.find("call.uni put__cc_meta") == std::string::npos);
+  // A .weak function (a template instance, an inline function): kept as it is for other units,
+  // whose definitions nvlink chooses among (RelocatableCalls.h), and copied for this unit's calls.
   Result weak = entryPointsOf(put(".weak"), kCallPut);
   CHECK(weak.entryPoints.names.empty());
   CHECK(weak.text.find("__cc_meta") == std::string::npos);
-  CHECK(weak.text.find("call.uni put, (a0, a1);") != std::string::npos);
-  // Declared before its definition (and called in between): the entry point is declared there too.
+  CHECK(weak.text.find(".weak .func put(.param .b64 put_p, .param .b32 put_i) {") != std::string::npos);
+  CHECK(weak.text.find("\n.func put__cc_body(.param .b64 put_p, .param .b32 put_i) {") != std::string::npos);
+  CHECK(weak.text.find("call.uni put__cc_body, (a0, a1);") != std::string::npos);
+  // Declared before its definition (and called in between): the private body is declared before
+  // the first declaration.
   Result declared = entryPointsOf(".visible .func put(.param .b64 put_p, .param .b32 put_i);\n",
                                   std::string(kCallPut) + "\nret;\n}\n" + put(".visible") +
                                       "\n.visible .entry k2()\n{\n");
   CHECK(declared.entryPoints.names == std::set<std::string>{"put__cc_meta"});
-  size_t declaration = declared.text.find(".visible .func put__cc_meta(.param .b64 put_p, .param .b32 put_i);");
-  size_t call = declared.text.find("call.uni put__cc_meta, (a0, a1);");
+  size_t declaration = declared.text.find("\n.func put__cc_body(.param .b64 put_p, .param .b32 put_i);");
+  size_t call = declared.text.find("call.uni put__cc_body, (a0, a1);");
   CHECK(declaration != std::string::npos);
   CHECK(declaration < call);
+  // A recursive .weak function calls its copy, declared before it.
+  Result recursive = entryPointsOf(".weak .func r(.param .b64 r_p)\n{\n{\n.param .b64 a0;\nst.param.b64 [a0+0], 0;\n"
+                                   "call.uni r, (a0);\n}\nret;\n}\n",
+                                   "");
+  CHECK(recursive.text.find("\n.func r__cc_body(.param .b64 r_p);") < recursive.text.find(".weak .func r("));
+  CHECK(recursive.text.find("call.uni r, (a0);") == std::string::npos);
   // Another unit's function: a .weak forwarder where it is called.
   Result external = entryPointsOf(".extern .func put(.param .b64 put_p, .param .b32 put_i);\n", kCallPut);
   CHECK(external.entryPoints.names == std::set<std::string>{"put__cc_meta"});
@@ -70,27 +83,41 @@ TEST_CASE("entry points: functions other units may call, and calls of other unit
   CHECK(external.text.find("call put, (fwd_param0, fwd_param1);") != std::string::npos);
   // ... and nothing where it is only declared.
   CHECK(entryPointsOf(".extern .func put(.param .b64 put_p, .param .b32 put_i);\n", "").entryPoints.names.empty());
+  // No 64-bit parameter: a private body, but no entry point (nothing to pass).
+  Result narrow = entryPointsOf(".visible .func f(.param .b32 f_i)\n{\nret;\n}\n",
+                                "{\n.param .b32 a0;\nst.param.b32 [a0+0], 1;\ncall.uni f, (a0);\n}");
+  CHECK(narrow.entryPoints.names.empty());
+  CHECK(narrow.text.find("call.uni f__cc_body, (a0);") != std::string::npos);
 }
 
 TEST_CASE("entry points: left alone", "[relocatable]") {
   // No linkage: MetadataParams passes the bounds without an entry point.
-  CHECK(entryPointsOf(put(""), kCallPut).entryPoints.names.empty());
+  Result internal = entryPointsOf(put(""), kCallPut);
+  CHECK(internal.entryPoints.names.empty());
+  CHECK(internal.text.find("__cc_") == std::string::npos);
   // Attributes a forwarder would have to reproduce.
-  CHECK(entryPointsOf(put(".visible", " .noreturn"), kCallPut).entryPoints.names.empty());
-  // No 64-bit parameter: nothing to pass.
-  CHECK(entryPointsOf(".visible .func f(.param .b32 f_i)\n{\nret;\n}\n", "").entryPoints.names.empty());
+  Result attributes = entryPointsOf(put(".visible", " .noreturn"), kCallPut);
+  CHECK(attributes.entryPoints.names.empty());
+  CHECK(attributes.text.find("__cc_") == std::string::npos);
   // The CUDA system's functions and the device heap.
   CHECK(entryPointsOf(".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n"
                       ".extern .func (.param .b64 r) malloc(.param .b64 n);\n",
                       "{\n.param .b64 a0;\nst.param.b64 [a0+0], 8;\n.param .b64 r0;\n"
                       "call.uni (r0), malloc, (a0);\n}")
-            .entryPoints.names.empty());
+            .text.find("__cc_") == std::string::npos);
   // A declaration whose signature differs from the definition's.
-  CHECK(entryPointsOf(".visible .func put(.param .b64 put_p);\n" + put(".visible"), "").entryPoints.names.empty());
-  // The entry point's name taken already.
+  CHECK(entryPointsOf(".visible .func put(.param .b64 put_p);\n" + put(".visible"), "").text.find("__cc_") ==
+        std::string::npos);
+  // The new names taken already.
   CHECK(entryPointsOf(put(".visible") + ".func put__cc_meta()\n{\nret;\n}\n", kCallPut).entryPoints.names.empty());
-  // A call whose pointer argument is not stored by one st.param keeps calling the function
-  // itself (its forwarder), which looks the pointer up.
-  Result irregular = entryPointsOf(put(".visible"), "{\n.param .b64 a0;\n.param .b32 a1;\ncall.uni put, (a0, a1);\n}");
+  CHECK(entryPointsOf(put(".weak") + ".func put__cc_body()\n{\nret;\n}\n", kCallPut).text.find("call.uni put, (a0, a1);") !=
+        std::string::npos);
+  // A call of another unit's function whose pointer argument is not stored by one st.param keeps
+  // calling the function itself, which looks the pointer up; a call of this unit's function
+  // reaches its private body, which MetadataParams passes bounds to as to the unit's others.
+  Result irregular = entryPointsOf(".extern .func put(.param .b64 put_p, .param .b32 put_i);\n",
+                                   "{\n.param .b64 a0;\n.param .b32 a1;\ncall.uni put, (a0, a1);\n}");
   CHECK(irregular.text.find("call.uni put, (a0, a1);") != std::string::npos);
+  Result irregularOwn = entryPointsOf(put(".visible"), "{\n.param .b64 a0;\n.param .b32 a1;\ncall.uni put, (a0, a1);\n}");
+  CHECK(irregularOwn.text.find("call.uni put__cc_body, (a0, a1);") != std::string::npos);
 }

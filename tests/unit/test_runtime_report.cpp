@@ -1004,3 +1004,75 @@ TEST_CASE("a site table gives a local array's place and its frame's size", "[run
   CHECK(t.sites[0].objectFrameBytes == 192);
   CHECK(t.sites[0].objectBytes == 64);
 }
+
+TEST_CASE("relocatable code: each unit carries its part of the call graph, the runtime joins them", "[runtime]") {
+  // The rewrite of a relocatable unit: a kernel and a .visible recursive function, whose body
+  // becomes private (down__cc_body, no linkage) with down's original frame.
+  auto parsed = cucatch::ptx::parseModule(R"(.version 8.0
+.target sm_90
+.address_size 64
+.extern .func walk();
+.visible .func down()
+{
+call.uni down, ();
+call.uni walk, ();
+ret;
+}
+.visible .entry k()
+{
+call.uni down, ();
+ret;
+}
+)",
+                                          "a.ptx");
+  REQUIRE(parsed.ok());
+  cucatch::instrument::InstrumentOptions options;
+  options.launchMetadata = false;
+  cucatch::instrument::RegisterLimitSetup setup;
+  setup.limits = *cucatch::instrument::registerFileLimits("sm_90");
+  setup.relocatable = true;
+  setup.measureInstrumented = [](const cucatch::ptx::Module&) {
+    return cucatch::instrument::PtxasCounts{{{"k", 20}, {"down", 20}, {"down__cc_body", 20}},
+                                            {{"k", 112}, {"down", 8}, {"down__cc_body", 60}}};
+  };
+  setup.measureOriginal = [] {
+    return cucatch::instrument::PtxasCounts{{{"k", 20}, {"down", 20}}, {{"k", 0}, {"down", 40}}};
+  };
+  options.registerLimit = setup;
+  auto result = cucatch::instrument::instrumentModule(*parsed.module, options);
+  SiteTable a = SiteTable::parse(cucatch::instrument::siteTableJson(*parsed.module, result));
+  REQUIRE(a.callGraph.count("down__cc_body"));
+  CHECK(a.callGraph["down__cc_body"].frame == 60);
+  CHECK(a.callGraph["down__cc_body"].original == 40);
+  CHECK(a.callGraph["down__cc_body"].callees == std::set<std::string>{"down__cc_body", "walk"});
+  CHECK(a.localFunctions.count("down__cc_body"));
+  CHECK(a.callGraph["k"].kernel);
+  CHECK(a.callGraph["k"].callees == std::set<std::string>{"down__cc_body"});
+  // Alone, the unit's kernel needs R = 60 / 40 and C = its own frame (walk is another unit's).
+  auto alone = cucatch::callgraph::stackReserves(moduleCallGraph({{1, &a}}));
+  REQUIRE(alone.kernels.count("k"));
+  CHECK(alone.kernels["k"].ratioPerMille == 1500);
+  CHECK(alone.kernels["k"].extraBytes == 112);
+  // Linked with the unit that defines walk, whose own `helper` has no linkage, and with one that
+  // has a `helper` without linkage too: walk's frame and its unit's helper's are added whole; a
+  // function of the same name without linkage in another unit is another function.
+  SiteTable b = sitesOfThisAbi(R"("module": "b.cu", "unit": 2, "files": {}, "kernels": {}, "sites": [], "objects": [],
+      "call_graph": {"walk": {"frame": 16, "original": 0, "calls": ["helper"]},
+                     "helper": {"frame": 200, "original": 200, "local": true}}})");
+  SiteTable c = sitesOfThisAbi(R"("module": "c.cu", "unit": 3, "files": {}, "kernels": {}, "sites": [], "objects": [],
+      "call_graph": {"helper": {"frame": 900, "original": 0, "local": true},
+                     "k2": {"frame": 0, "original": 0, "kernel": true, "calls": ["helper", "down__cc_meta"]},
+                     "down__cc_meta": {"frame": 8, "original": 40, "calls": ["down__cc_meta"]}}})");
+  auto graph = moduleCallGraph({{1, &a}, {2, &b}, {3, &c}});
+  CHECK(graph.count("helper@00000002"));
+  CHECK(graph.count("helper@00000003"));
+  CHECK(graph["walk"].callees == std::set<std::string>{"helper@00000002"});
+  auto linked = cucatch::callgraph::stackReserves(graph);
+  REQUIRE(linked.kernels.count("k"));
+  CHECK(linked.kernels["k"].ratioPerMille == 1500);
+  CHECK(linked.kernels["k"].extraBytes == 112 + 16 + 200);
+  // k2 reaches unit 3's helper, not unit 2's, and a recursive function whose frame shrank.
+  REQUIRE(linked.kernels.count("k2"));
+  CHECK(linked.kernels["k2"].extraBytes == 900);
+  CHECK(linked.kernels["k2"].ratioPerMille == 1000);
+}
