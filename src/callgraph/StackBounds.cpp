@@ -40,6 +40,15 @@ class CallGraph {
   }
 
   bool inCycle(const std::string& f) const { return cyclic_.count(f) != 0; }
+  // The sum of the frames of the forwarders in `f`'s cycle (0 outside cycles).
+  uint64_t forwarderFrames(const std::string& f) const {
+    auto c = component_.find(f);
+    if (!inCycle(f) || c == component_.end()) return 0;
+    uint64_t sum = 0;
+    for (const auto& g : members_[c->second])
+      if (auto it = functions_.find(g); it != functions_.end() && it->second.forwarder) sum += it->second.frame;
+    return sum;
+  }
   bool callsIndirectly(const std::string& f) const {
     auto it = functions_.find(f);
     return it != functions_.end() && it->second.callsIndirectly;
@@ -160,9 +169,10 @@ StackReserves stackReserves(const Functions& functions) {
     for (const auto& name : path) {
       const Function* f = frameOf(name);
       if (!f) continue;  // declared only
-      const uint64_t now = f->frame, before = f->original;
-      grew |= now != before;
-      if (!graph.inCycle(name)) continue;
+      const uint64_t before = f->forwarder ? 0 : f->original;
+      grew |= f->frame != before;
+      if (!graph.inCycle(name) || f->forwarder) continue;
+      const uint64_t now = f->frame + graph.forwarderFrames(name);
       if (before)
         r.ratioPerMille = std::max<uint32_t>(r.ratioPerMille, static_cast<uint32_t>((now * 1000 + before - 1) / before));
       else if (now)

@@ -13,7 +13,11 @@
 // function is on a path at most once (twice would make a cycle through it), so its whole
 // instrumented frame is added (C: the heaviest such sum along one call path; the strongly
 // connected components form a DAG, and cycles weigh nothing there). A stack of S bytes the
-// original ran in is then at most R * S + C instrumented.
+// original ran in is then at most R * S + C instrumented. A forwarder the rewrite added (a
+// function's forwarder to its private body, an entry point: instrument/RelocatableCalls.h) has
+// no frame in the original: in a cycle, R counts the frames of all the cycle's forwarders with
+// each original function's (a level of the recursion may pass through every one of them between
+// two of its original frames), so that R * S still covers them.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,7 @@ struct Function {
   std::set<std::string> callees;  // direct calls, by name (a name with no Function: no frame here)
   uint64_t frame = 0;             // its own stack frame, as compiled
   uint64_t original = 0;          // ... and in the original (0: none, or the original had no such function)
+  bool forwarder = false;         // added by the rewrite: only calls another function (its original is not used)
 };
 using Functions = std::map<std::string, Function>;  // every function with a body, by name
 

@@ -24,8 +24,9 @@ namespace {
 // Relocatable code: the unit's part of the linked module's call graph (StackReserve.h), which the
 // runtime joins with the other units'.
 void recordCallGraph(const ptx::Module& probe, const std::map<std::string, unsigned>& original,
-                     const std::map<std::string, unsigned>& frames, UnitResult& unit) {
-  unit.callGraph = callGraphOf(probe, original, frames);
+                     const std::map<std::string, unsigned>& frames, const std::set<std::string>& forwarders,
+                     UnitResult& unit) {
+  unit.callGraph = callGraphOf(probe, original, frames, forwarders);
   for (const ptx::Function* f : probe.functions())
     if (f->hasBody && f->linkage.empty()) unit.localFunctions.insert(f->name);
 }
@@ -148,7 +149,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
                                                           : setup->measureInstrumented(capped))
                      .stackFrames;
       }
-      recordCallGraph(probe, measuredOriginal().stackFrames, frames, unit);
+      recordCallGraph(probe, measuredOriginal().stackFrames, frames, entryPoints.forwarders, unit);
     } else if (!kernelsWithUnsizedStack(probe).empty()) {
       // The frames as compiled: a kernel capped above may spill into a larger one.
       std::map<std::string, unsigned> frames = instrumented.stackFrames;
@@ -157,7 +158,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
         addUnitDeclarations(capped, unit);
         frames = setup->measureInstrumented(capped).stackFrames;
       }
-      StackReserves reserves = stackReserves(probe, measuredOriginal().stackFrames, frames);
+      StackReserves reserves = stackReserves(probe, measuredOriginal().stackFrames, frames, entryPoints.forwarders);
       unit.stackReserves = std::move(reserves.kernels);
       unit.stackUnbounded = std::move(reserves.unbounded);
     }
@@ -166,7 +167,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     ptx::Module probe = module;
     addUnitDeclarations(probe, unit);
     recordCallGraph(probe, measure->measureOriginal().stackFrames, measure->measureInstrumented(probe).stackFrames,
-                    unit);
+                    entryPoints.forwarders, unit);
   }
   addUnitDeclarations(module, unit);
   return unit;

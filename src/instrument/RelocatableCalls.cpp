@@ -255,12 +255,14 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       if (entryOf.count(name)) entry = forwarder(*f, entryOf.at(name), {".visible"}, privateBodyName(name));
       f->name = privateBodyName(name);
       f->linkage.clear();
+      out.forwarders.insert(name);
       items.push_back(std::move(item));
       items.push_back(std::move(wrapper));
       ++unit.stats.privateBodies;
       if (entry) {
         items.push_back(std::move(*entry));
         out.names.insert(entryOf.at(name));
+        out.forwarders.insert(entryOf.at(name));
         ++unit.stats.metadataEntryPoints;
       }
     } else if (mine && f->hasBody) {
@@ -278,6 +280,7 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
       if (called.count(name) && placed.insert(name).second) {
         items.push_back(forwarder(std::get<Function>(items.back()), entryOf.at(name), {".weak"}, name));
         out.names.insert(entryOf.at(name));
+        out.forwarders.insert(entryOf.at(name));
         ++unit.stats.metadataForwarders;
       }
     } else {

@@ -53,6 +53,10 @@ namespace cucatch::instrument {
 // them): each `F__cc_meta` this unit defines or calls.
 struct MetadataEntryPoints {
   std::set<std::string> names;
+  // Every forwarder added (F, F__cc_meta, and the .weak G__cc_meta of another unit's G): frames
+  // the original did not have, which a recursion through them stacks beside its functions' own
+  // (callgraph/StackBounds.h).
+  std::set<std::string> forwarders;
 };
 
 // Adds the private bodies, entry points and forwarders to a relocatable module and sends its

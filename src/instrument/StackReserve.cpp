@@ -17,17 +17,18 @@ unsigned frameOf(const std::map<std::string, unsigned>& frames, const std::strin
 }  // namespace
 
 callgraph::Functions callGraphOf(const Module& module, const std::map<std::string, unsigned>& original,
-                                 const std::map<std::string, unsigned>& frames) {
+                                 const std::map<std::string, unsigned>& frames, const std::set<std::string>& forwarders) {
   callgraph::Functions out;
   for (const Function* f : module.functions()) {
     if (!f->hasBody) continue;
     callgraph::Function& node = out[f->name];
     node.kernel = f->isEntry;
     node.frame = frameOf(frames, f->name);
-    // (NAME__cc_meta, NAME__cc_body and NAME__cc_launch have NAME's body; in relocatable code
-    // NAME itself became a forwarder, RelocatableCalls.h, measured against NAME's frame too,
-    // which can only lower the ratio its own small frame makes.)
-    node.original = frameOf(original, original.count(f->name) ? f->name : sourceFunctionName(*f));
+    // (NAME__cc_body and NAME__cc_launch have NAME's body. A forwarder has no frame in the
+    // original, NAME's own included where NAME became one.)
+    node.forwarder = forwarders.count(f->name) != 0;
+    if (!node.forwarder)
+      node.original = frameOf(original, original.count(f->name) ? f->name : sourceFunctionName(*f));
     for (const auto& s : f->body) {
       const auto* in = std::get_if<Instruction>(&s);
       if (!in || in->opcode != "call") continue;
@@ -46,8 +47,8 @@ std::vector<std::string> kernelsWithUnsizedStack(const Module& module) {
 }
 
 StackReserves stackReserves(const Module& instrumented, const std::map<std::string, unsigned>& original,
-                            const std::map<std::string, unsigned>& frames) {
-  return callgraph::stackReserves(callGraphOf(instrumented, original, frames));
+                            const std::map<std::string, unsigned>& frames, const std::set<std::string>& forwarders) {
+  return callgraph::stackReserves(callGraphOf(instrumented, original, frames, forwarders));
 }
 
 }  // namespace cucatch::instrument

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ using callgraph::StackReserves;
 // `original` in the original module (by name: a function the original does not have, such as
 // the frame-table lookup, had none; an entry point, private body or launch twin had its
 // function's, whose body it is).
+// `forwarders`: those the rewrite added (RelocatableCalls.h), which the original did not have.
 callgraph::Functions callGraphOf(const ptx::Module& module, const std::map<std::string, unsigned>& original = {},
-                                 const std::map<std::string, unsigned>& frames = {});
+                                 const std::map<std::string, unsigned>& frames = {},
+                                 const std::set<std::string>& forwarders = {});
 
 // The kernels of `module` (whole) whose stack ptxas cannot size: a function their calls reach
 // is in a cycle of the call graph, or makes an indirect call (which may reach any function).
@@ -40,6 +43,6 @@ std::vector<std::string> kernelsWithUnsizedStack(const ptx::Module& module);
 // For the kernels of `instrumented` (the module as it will be compiled, whole) whose stack ptxas
 // cannot size.
 StackReserves stackReserves(const ptx::Module& instrumented, const std::map<std::string, unsigned>& original,
-                            const std::map<std::string, unsigned>& frames);
+                            const std::map<std::string, unsigned>& frames, const std::set<std::string>& forwarders = {});
 
 }  // namespace cucatch::instrument

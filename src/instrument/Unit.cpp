@@ -183,6 +183,7 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
       nlohmann::json node{{"frame", f.frame}, {"original", f.original}};
       if (f.kernel) node["kernel"] = true;
       if (f.callsIndirectly) node["indirect"] = true;
+      if (f.forwarder) node["forwarder"] = true;
       if (result.localFunctions.count(name)) node["local"] = true;
       if (!f.callees.empty()) node["calls"] = f.callees;
       graph[name] = std::move(node);

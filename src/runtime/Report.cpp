@@ -48,6 +48,7 @@ SiteTable SiteTable::parse(std::string_view text) {
       callgraph::Function& f = t.callGraph[name];
       f.kernel = n.value("kernel", false);
       f.callsIndirectly = n.value("indirect", false);
+      f.forwarder = n.value("forwarder", false);
       f.frame = n.value("frame", uint64_t(0));
       f.original = n.value("original", uint64_t(0));
       if (n.contains("calls")) f.callees = n["calls"].get<std::set<std::string>>();
@@ -109,10 +110,14 @@ callgraph::Functions moduleCallGraph(const std::map<uint32_t, const SiteTable*>&
     for (const auto& [name, f] : table->callGraph) {
       auto [it, added] = out.try_emplace(key(name));
       callgraph::Function& g = it->second;
+      // (A .weak function's definitions: the largest frame, the smallest original one a unit
+      // measured, and a forwarder only where every one is: another unit's .weak G__cc_meta
+      // stands for G's unit's.)
       g.kernel = g.kernel || f.kernel;
       g.callsIndirectly = g.callsIndirectly || f.callsIndirectly;
+      g.forwarder = added ? f.forwarder : g.forwarder && f.forwarder;
       g.frame = added ? f.frame : std::max(g.frame, f.frame);
-      g.original = added ? f.original : std::min(g.original, f.original);
+      g.original = added || !g.original ? f.original : f.original ? std::min(g.original, f.original) : g.original;
       for (const auto& c : f.callees) g.callees.insert(key(c));
     }
   }

@@ -578,3 +578,26 @@ TEST_CASE("finding ptxas on a search path as execvp does", "[ptxas]") {
   fs::current_path(cwd);
   fs::remove_all(dir);
 }
+
+TEST_CASE("stack under recursion: a forwarder in a cycle counts with each original frame", "[stack]") {
+  // A review's reproducer (relocatable code): r's body recurses through a function pointer to r,
+  // now a forwarder to r__cc_body. Each level stacks the forwarder's 8 bytes beside the body's
+  // 296, where the original had 296 alone: R = 304 / 296, not 1.
+  cucatch::callgraph::Functions g;
+  g["k"] = {.kernel = true, .callees = {"r__cc_body"}, .frame = 0, .original = 0};
+  g["r"] = {.callees = {"r__cc_body"}, .frame = 8, .original = 296, .forwarder = true};
+  g["r__cc_body"] = {.callsIndirectly = true, .frame = 296, .original = 296};
+  auto reserves = cucatch::callgraph::stackReserves(g);
+  CHECK(reserves.unbounded.empty());
+  REQUIRE(reserves.kernels.count("k"));
+  CHECK(reserves.kernels["k"].ratioPerMille == 1028);  // 304 / 296, rounded up
+  CHECK(reserves.kernels["k"].extraBytes == 0);
+  // Outside a cycle a forwarder's frame is added whole, as any function's.
+  g["r__cc_body"].callsIndirectly = false;
+  g["k"].callees = {"r"};
+  g["r__cc_body"].callees = {"r__cc_body"};
+  reserves = cucatch::callgraph::stackReserves(g);
+  REQUIRE(reserves.kernels.count("k"));
+  CHECK(reserves.kernels["k"].ratioPerMille == 1000);
+  CHECK(reserves.kernels["k"].extraBytes == 8);
+}

@@ -1075,4 +1075,21 @@ ret;
   REQUIRE(linked.kernels.count("k2"));
   CHECK(linked.kernels["k2"].extraBytes == 900);
   CHECK(linked.kernels["k2"].ratioPerMille == 1000);
+  // Mutual recursion across units (a review's reproducer): each unit calls the other's function
+  // through the entry point, and defines a .weak one of its own for it, which had no original
+  // frame there: joined, the entry point is a forwarder (every definition is), so the cycle is
+  // bounded, and the forwarders' frames count with each body's.
+  SiteTable m1 = sitesOfThisAbi(R"("module": "m1.cu", "unit": 4, "files": {}, "kernels": {}, "sites": [], "objects": [],
+      "call_graph": {"k": {"frame": 0, "original": 0, "kernel": true, "calls": ["f__cc_body"]},
+                     "f__cc_body": {"frame": 100, "original": 80, "local": true, "calls": ["g__cc_meta"]},
+                     "f__cc_meta": {"frame": 8, "original": 0, "forwarder": true, "calls": ["f__cc_body"]},
+                     "g__cc_meta": {"frame": 8, "original": 0, "forwarder": true, "calls": ["g"]}}})");
+  SiteTable m2 = sitesOfThisAbi(R"("module": "m2.cu", "unit": 5, "files": {}, "kernels": {}, "sites": [], "objects": [],
+      "call_graph": {"g__cc_body": {"frame": 168, "original": 136, "local": true, "calls": ["f__cc_meta"]},
+                     "g__cc_meta": {"frame": 8, "original": 0, "forwarder": true, "calls": ["g__cc_body"]},
+                     "f__cc_meta": {"frame": 8, "original": 0, "forwarder": true, "calls": ["f"]}}})");
+  auto mutual = cucatch::callgraph::stackReserves(moduleCallGraph({{4, &m1}, {5, &m2}}));
+  CHECK(mutual.unbounded.empty());
+  REQUIRE(mutual.kernels.count("k"));
+  CHECK(mutual.kernels["k"].ratioPerMille == 1450);  // f's (100 + 8 + 8) / 80, above g's (168 + 16) / 136
 }
