@@ -238,7 +238,16 @@ void writeStderr(const std::string& text) {
 std::string demangle(const std::string& mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(::abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && d ? std::string(d.get()) : mangled;
+  if (status == 0 && d) return d.get();
+  // nvcc's clone of a function, specialized for some of its callers (`_Z3visPii$1`), as GCC
+  // names its own clones.
+  const size_t dollar = mangled.rfind('$');
+  if (dollar != std::string::npos && dollar + 1 < mangled.size() &&
+      mangled.find_first_not_of("0123456789", dollar + 1) == std::string::npos) {
+    const std::string base = mangled.substr(0, dollar), name = demangle(base);
+    if (name != base) return fmt::format("{} [clone {}]", name, mangled.substr(dollar));
+  }
+  return mangled;
 }
 
 namespace {

@@ -178,6 +178,8 @@ Violation fromRecord(const abi::ErrorRecord& record, const Site* site, std::stri
 std::vector<Violation> fold(std::vector<Violation> violations);
 
 using Symbolizer = std::function<std::string(uintptr_t)>;
+// A C++ name as source spells it ("vis(int*, int)", and "vis(int*, int) [clone $1]" for nvcc's
+// specialized copy `_Z3visPii$1`); a name that is not mangled, as it is.
 std::string demangle(const std::string& mangled);
 // Writes `text` to stderr in one write(2), so that reports of several threads do not
 // interleave by line.

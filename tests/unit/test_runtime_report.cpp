@@ -1093,3 +1093,15 @@ ret;
   REQUIRE(mutual.kernels.count("k"));
   CHECK(mutual.kernels["k"].ratioPerMille == 1450);  // f's (100 + 8 + 8) / 80, above g's (168 + 16) / 136
 }
+
+TEST_CASE("reports name functions as source spells them, nvcc's clones too", "[runtime]") {
+  CHECK(demangle("_Z3visPii") == "vis(int*, int)");
+  // nvcc's copy of a function specialized for some of its callers (a review saw one in a report).
+  CHECK(demangle("_Z3visPii$1") == "vis(int*, int) [clone $1]");
+  CHECK(demangle("_Z3visPii$12") == "vis(int*, int) [clone $12]");
+  // Not mangled, or not a clone's suffix: as it is.
+  CHECK(demangle("kernel") == "kernel");
+  CHECK(demangle("kernel$1") == "kernel$1");
+  CHECK(demangle("_Z3visPii$") == "_Z3visPii$");
+  CHECK(demangle("_Z3visPii$x1") == "_Z3visPii$x1");
+}
