@@ -136,28 +136,24 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
     unit.kernels = limitKernelRegisters(module, limit);
     boundTwinRegisters(module, unit.kernels, setup->relocatable);
     unit.deviceFunctions = limitDeviceFunctionRegisters(module, limit);
+    // The frames as compiled: a kernel capped above, or a relocatable module under its
+    // -maxrregcount, may spill into a larger one.
+    auto framesAsCompiled = [&] {
+      const auto cap = moduleRegisterCap(unit.kernels, unit.deviceFunctions);  // (relocatable code only)
+      if (!cap && std::none_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; }))
+        return instrumented.stackFrames;
+      ptx::Module capped = module;
+      addUnitDeclarations(capped, unit);
+      return (cap && setup->measureInstrumentedCapped ? setup->measureInstrumentedCapped(capped, *cap)
+                                                      : setup->measureInstrumented(capped))
+          .stackFrames;
+    };
     if (setup->relocatable) {
       // The unit's part of the linked module's call graph, which the runtime joins with the
-      // other units' (StackReserve.h), with the frames as compiled: under the module's cap where
-      // it gets one (a capped function may spill into a larger frame).
-      std::map<std::string, unsigned> frames = instrumented.stackFrames;
-      const auto cap = moduleRegisterCap(unit.kernels, unit.deviceFunctions);
-      if (cap || std::any_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; })) {
-        ptx::Module capped = module;
-        addUnitDeclarations(capped, unit);
-        frames = (cap && setup->measureInstrumentedCapped ? setup->measureInstrumentedCapped(capped, *cap)
-                                                          : setup->measureInstrumented(capped))
-                     .stackFrames;
-      }
-      recordCallGraph(probe, measuredOriginal().stackFrames, frames, entryPoints.forwarders, unit);
+      // other units' (StackReserve.h).
+      recordCallGraph(probe, measuredOriginal().stackFrames, framesAsCompiled(), entryPoints.forwarders, unit);
     } else if (!kernelsWithUnsizedStack(probe).empty()) {
-      // The frames as compiled: a kernel capped above may spill into a larger one.
-      std::map<std::string, unsigned> frames = instrumented.stackFrames;
-      if (std::any_of(unit.kernels.begin(), unit.kernels.end(), [](const FunctionLimit& k) { return k.registerLimit; })) {
-        ptx::Module capped = module;
-        addUnitDeclarations(capped, unit);
-        frames = setup->measureInstrumented(capped).stackFrames;
-      }
+      const std::map<std::string, unsigned> frames = framesAsCompiled();
       StackReserves reserves = stackReserves(probe, measuredOriginal().stackFrames, frames, entryPoints.forwarders);
       unit.stackReserves = std::move(reserves.kernels);
       unit.stackUnbounded = std::move(reserves.unbounded);

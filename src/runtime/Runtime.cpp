@@ -607,16 +607,18 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
     }
     for (const auto& [kernel, record] : units_[unit].kernels) m.kernels.insert(kernel);
   }
+  // One ratio and one extra for the module: the largest of its kernels'.
   uint32_t stackRatio = 1000;
   uint64_t stackExtra = 0;
+  auto reserveFor = [&](uint32_t ratioPerMille, uint64_t extraBytes) {
+    m.stackReserved = true;
+    stackRatio = std::max(stackRatio, ratioPerMille);
+    stackExtra = std::max(stackExtra, extraBytes);
+  };
   for (uint32_t unit : m.units)
     if (auto t = units_.find(unit); t != units_.end())
       for (const auto& [kernel, record] : t->second.kernels)
-        if (record.stackRatioPerMille) {
-          m.stackReserved = true;
-          stackRatio = std::max(stackRatio, *record.stackRatioPerMille);
-          stackExtra = std::max(stackExtra, record.stackExtraBytes);
-        }
+        if (record.stackRatioPerMille) reserveFor(*record.stackRatioPerMille, record.stackExtraBytes);
   // Relocatable code: from the units' parts of the module's call graph, which the device link
   // joined (instrument/StackReserve.h).
   std::map<uint32_t, const SiteTable*> parts;
@@ -625,9 +627,7 @@ void Runtime::registerModule(CUmodule mod, Module& m) {
   if (!parts.empty()) {
     const callgraph::StackReserves reserves = callgraph::stackReserves(moduleCallGraph(parts));
     for (const auto& [kernel, r] : reserves.kernels) {
-      m.stackReserved = true;
-      stackRatio = std::max(stackRatio, r.ratioPerMille);
-      stackExtra = std::max(stackExtra, r.extraBytes);
+      reserveFor(r.ratioPerMille, r.extraBytes);
       log(fmt::format("kernel {}: its stack under recursion grew by at most {:.3f}x + {} bytes (relocatable code)",
                       kernel, r.ratioPerMille / 1000.0, r.extraBytes));
     }
