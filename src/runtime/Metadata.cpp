@@ -332,6 +332,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     // Keep the freed allocation this one replaces, for reports of stale pointers into it.
     replacedOrder_.push_back(replaced_.emplace(base, std::move(old->second)));
     if (replacedOrder_.size() > kReplacedKept) {
+      idToBase_.erase(replacedOrder_.front()->second.id);
       replaced_.erase(replacedOrder_.front());
       replacedOrder_.pop_front();
     }

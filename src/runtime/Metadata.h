@@ -150,6 +150,9 @@ class Metadata {
   // computes a pointer a little outside an array (one-based indexing: `values - 1`).
   const Allocation* findNear(uint64_t address, uint8_t tag, uint64_t slack) const;
   const Allocation* byId(uint64_t id) const;
+  // How many allocations byId can still find: the live ones, the freed ones at each base, and
+  // the replaced ones kept (bounded, however many allocations the program made).
+  size_t allocationsKept() const { return idToBase_.size(); }
   // The allocation a device error record was checked against: the one at `base` of `size`
   // whose entry carried `tag` (the newest such, live or freed, replaced ones included).
   const Allocation* findChecked(uint64_t base, uint64_t size, uint8_t tag) const;

@@ -537,3 +537,23 @@ TEST_CASE("a launch twin is not given bounds the host does not keep", "[runtime]
   CHECK(m.deviceView(framed).index == m.deviceView(untag(p)).index);
   CHECK(m.deviceView(framed).entry.base == deviceAddress(1));
 }
+
+TEST_CASE("a program that allocates and frees on and on keeps a bounded number of records", "[runtime]") {
+  // Every allocation at one address replaces the freed one before it; the replaced ones are kept
+  // for reports of stale pointers up to a bound, and so are their records by ID (a first version
+  // kept an ID for every allocation ever made: host memory growing with a long-running program).
+  Metadata m;
+  uint64_t first = 0, last = 0;
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t p = m.onAllocate(deviceAddress(0), 1024, MemoryKind::StreamOrdered);
+    const Allocation* a = m.find(p);
+    REQUIRE(a);
+    if (i == 0) first = a->id;
+    last = a->id;
+    REQUIRE(m.onFree(p).status == FreeStatus::Ok);
+  }
+  CHECK(m.allocationsKept() <= 4096 + 1);
+  CHECK(m.byId(first) == nullptr);  // long replaced
+  REQUIRE(m.byId(last));
+  CHECK(m.byId(last)->base == deviceAddress(0));
+}
