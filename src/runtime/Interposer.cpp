@@ -61,6 +61,23 @@ void rebindNewObjects();
 // those they load from memory of their own.
 thread_local const void* tHookCaller = nullptr;
 
+// The wrapped entry points after which no kernel can be ordered that was not before: the
+// stream-ordered allocations and frees themselves, the launches (Runtime::launching orders them
+// after the pending changes, with their stream) and pure queries. Every other wrapped call first
+// enqueues the stream-ordered table changes still pending (Runtime::beforeDriverCall).
+constexpr bool keepsPending(std::string_view name) {
+  constexpr std::string_view names[] = {
+      "cuMemAllocAsync", "cuMemAllocFromPoolAsync", "cuMemFreeAsync", "cuLaunchKernel", "cuLaunchKernelEx",
+      "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuGetExportTable",
+      "cuCtxGetLimit", "cuMemGetAddressRange", "cuPointerGetAttribute", "cuPointerGetAttributes",
+      "cuMemRangeGetAttribute", "cuMemRangeGetAttributes", "cuStreamGetAttribute", "cuGraphKernelNodeGetAttribute",
+      "cuGraphMemcpyNodeGetParams", "cuGraphMemsetNodeGetParams", "cuGraphMemFreeNodeGetParams",
+      "cuTexObjectGetResourceDesc"};
+  for (std::string_view n : names)
+    if (n == name) return true;
+  return false;
+}
+
 template <class Self, class Fn>
 struct Hook;
 template <class Self, class R, class... A>
@@ -72,6 +89,7 @@ struct Hook<Self, R (*)(A...)> {
   template <size_t I>
   static R trampoline(A... a) {
     tHookCaller = __builtin_return_address(0);
+    if constexpr (!keepsPending(Self::kName)) Runtime::get().beforeDriverCall();
     return Self::run(reinterpret_cast<Fn>(slots[I].load(std::memory_order_acquire)), a...);
   }
   static inline void* const trampolines[kSlots] = {
@@ -87,6 +105,7 @@ struct Hook<Self, R (*)(A...)> {
     }();
     if (!real) return CUDA_ERROR_NOT_FOUND;
     tHookCaller = __builtin_return_address(0);
+    if constexpr (!keepsPending(Self::kName)) Runtime::get().beforeDriverCall();
     return Self::run(real, a...);
   }
   static HookEntry entry() {
@@ -448,6 +467,76 @@ HOOK(cuEventSynchronize)(Fn real, CUevent e) {
   if (r == CUDA_SUCCESS) rt().synchronized();
   return rt().after(r);
 }};
+// ---- calls that order work after a stream's: wrapped only so that the stream-ordered table
+// changes pending reach their streams first (Runtime::beforeDriverCall, in every hook but a few):
+// a kernel on another stream may wait for an event recorded here or for the host, which may
+// have waited for this stream, and a capture must not take them in.
+
+HOOK(cuEventRecord)(Fn real, CUevent e, CUstream s) { return real(e, s); }};
+HOOK(cuEventRecordWithFlags)(Fn real, CUevent e, CUstream s, unsigned flags) { return real(e, s, flags); }};
+HOOK(cuStreamWaitEvent)(Fn real, CUstream s, CUevent e, unsigned flags) { return real(s, e, flags); }};
+HOOK(cuLaunchHostFunc)(Fn real, CUstream s, CUhostFn fn, void* data) { return real(s, fn, data); }};
+HOOK(cuStreamAddCallback)(Fn real, CUstream s, CUstreamCallback fn, void* data, unsigned flags) {
+  return real(s, fn, data, flags);
+}};
+// (Captures are counted: while none is under way, a stream-ordered allocation need not ask
+// whether its stream is being captured.)
+CUresult captureBegun(CUresult r) {
+  if (r == CUDA_SUCCESS) rt().captureBegan();
+  return r;
+}
+HOOK_SINCE(cuStreamBeginCapture, 10010)(Fn real, CUstream s, CUstreamCaptureMode mode) {
+  return captureBegun(real(s, mode));
+}};
+HOOK_BEFORE(cuStreamBeginCapture, 10010, CUresult (*)(CUstream))(Fn real, CUstream s) { return captureBegun(real(s)); }};
+HOOK(cuStreamBeginCaptureToGraph)(Fn real, CUstream s, CUgraph graph, const CUgraphNode* deps,
+                                  const CUgraphEdgeData* edges, size_t n, CUstreamCaptureMode mode) {
+  return captureBegun(real(s, graph, deps, edges, n, mode));
+}};
+HOOK(cuStreamEndCapture)(Fn real, CUstream s, CUgraph* graph) {
+  CUresult r = real(s, graph);
+  // Ended; or, where it failed, ended (invalidated) or not (called from the wrong thread): the
+  // stream says, but 0 names the per-thread stream only through the per-thread entry point, so
+  // there a failure leaves the count as it is (too high: streams are asked, as before).
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  if (r == CUDA_SUCCESS || (s && rt().driver().cuStreamIsCapturing(s, &status) == CUDA_SUCCESS &&
+                            status == CU_STREAM_CAPTURE_STATUS_NONE))
+    rt().captureEnded();
+  return r;
+}};
+HOOK(cuWaitExternalSemaphoresAsync)(Fn real, const CUexternalSemaphore* sems,
+                                    const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS* p, unsigned n, CUstream s) {
+  return real(sems, p, n, s);
+}};
+HOOK(cuSignalExternalSemaphoresAsync)(Fn real, const CUexternalSemaphore* sems,
+                                      const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* p, unsigned n, CUstream s) {
+  return real(sems, p, n, s);
+}};
+HOOK_SINCE(cuStreamDestroy, 4000)(Fn real, CUstream s) { return real(s); }};
+// Copies to and from arrays (the synchronous ones wait for the legacy stream, which waits for
+// every blocking stream), and graphics interop, which orders the stream after the graphics API.
+HOOK_SINCE(cuMemcpyHtoA, 3020)(Fn real, CUarray dst, size_t offset, const void* src, size_t n) {
+  return real(dst, offset, src, n);
+}};
+HOOK_SINCE(cuMemcpyAtoH, 3020)(Fn real, void* dst, CUarray src, size_t offset, size_t n) {
+  return real(dst, src, offset, n);
+}};
+HOOK_SINCE(cuMemcpyAtoA, 3020)(Fn real, CUarray dst, size_t dstOffset, CUarray src, size_t srcOffset, size_t n) {
+  return real(dst, dstOffset, src, srcOffset, n);
+}};
+HOOK_SINCE(cuMemcpyHtoAAsync, 3020)(Fn real, CUarray dst, size_t offset, const void* src, size_t n, CUstream s) {
+  return real(dst, offset, src, n, s);
+}};
+HOOK_SINCE(cuMemcpyAtoHAsync, 3020)(Fn real, void* dst, CUarray src, size_t offset, size_t n, CUstream s) {
+  return real(dst, src, offset, n, s);
+}};
+HOOK(cuGraphicsMapResources)(Fn real, unsigned n, CUgraphicsResource* resources, CUstream s) {
+  return real(n, resources, s);
+}};
+HOOK(cuGraphicsUnmapResources)(Fn real, unsigned n, CUgraphicsResource* resources, CUstream s) {
+  return real(n, resources, s);
+}};
+
 HOOK(cuStreamQuery)(Fn real, CUstream s) { return rt().after(real(s)); }};
 HOOK(cuEventQuery)(Fn real, CUevent e) { return rt().after(real(e)); }};
 
@@ -960,7 +1049,12 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
   X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
   X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)              \
-  X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxSetLimit) X(cuCtxGetLimit)
+  X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxSetLimit) X(cuCtxGetLimit) \
+  X(cuEventRecord) X(cuEventRecordWithFlags) X(cuStreamWaitEvent) X(cuLaunchHostFunc) X(cuStreamAddCallback) \
+  X(cuStreamBeginCapture) X(cuStreamBeginCapture_old) X(cuStreamBeginCaptureToGraph) X(cuStreamEndCapture) \
+  X(cuWaitExternalSemaphoresAsync)                                                                    \
+  X(cuSignalExternalSemaphoresAsync) X(cuStreamDestroy) X(cuMemcpyHtoA) X(cuMemcpyAtoH) X(cuMemcpyAtoA)        \
+  X(cuMemcpyHtoAAsync) X(cuMemcpyAtoHAsync) X(cuGraphicsMapResources) X(cuGraphicsUnmapResources)
 
 std::span<const HookEntry> allHooks() {
 #define CUCATCH_ENTRY(NAME) Hook_##NAME::entry(),

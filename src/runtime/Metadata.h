@@ -65,6 +65,7 @@ class ShadowMap {
     bool operator==(const Write&) const = default;
   };
   std::vector<Write> takeWrites();
+  bool hasWrites() const { return !writes_.empty(); }
   // Makes a change taken from another map (what a device copy holds: DeviceTables).
   void apply(const Write& w);
 
@@ -161,6 +162,8 @@ class Metadata {
   // The BST as the device sees it, and the entries changed since the last takeDirty().
   const std::vector<abi::BstEntry>& bst() const { return bst_; }
   std::vector<uint32_t> takeDirtyEntries();
+  // Whether anything changed since the last takeDirtyEntries() and takeWrites().
+  bool hasChanges() const { return !dirtyEntries_.empty() || shadow_.hasWrites(); }
   ShadowMap& shadow() { return shadow_; }
   const ShadowMap& shadow() const { return shadow_; }
 

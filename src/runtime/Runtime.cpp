@@ -22,6 +22,13 @@ namespace cucatch::runtime {
 
 namespace {
 
+// Stream-ordered changes kept pending at most (PendingUpdates.h): a program that allocates and
+// frees on and on with no other driver call between enqueues them in batches of this many.
+constexpr size_t kMostPending = 256;
+// Entries held for the next flushUpdates at most: those of allocations freed while pending reach
+// the device in one batch of copies every so many pairs where no launch comes between.
+constexpr size_t kMostHeld = 4096;
+
 // Errors after which the context is gone: an instrumented kernel that trapped ends this way.
 bool isLaunchFailure(CUresult r) {
   switch (r) {
@@ -155,6 +162,9 @@ bool Runtime::ensureDevice() {
     primary = primaryContext == ctx;
     d_.cuDevicePrimaryCtxRelease(device);
   }
+  // Pending stream-ordered changes are one context's (defersOrdered): they go out before another
+  // context starts with a copy of the metadata.
+  if (!pending_.empty()) flushPending();
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   auto tables = DeviceTables::create(d_, ctx, id, device, primary, *metadata_, static_cast<uint32_t>(options_.maxErrors));
@@ -212,6 +222,16 @@ void Runtime::primaryContextEnded(CUdevice device) {
 void Runtime::flushUpdates() {
   auto entries = metadata_->takeDirtyEntries();
   auto writes = metadata_->shadow().takeWrites();
+  if (!heldEntries_.empty()) {
+    entries.insert(entries.end(), heldEntries_.begin(), heldEntries_.end());
+    std::sort(entries.begin(), entries.end());
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+    heldEntries_.clear();
+  }
+  if (!heldWrites_.empty()) {  // taken before the metadata's
+    writes.insert(writes.begin(), heldWrites_.begin(), heldWrites_.end());
+    heldWrites_.clear();
+  }
   if (entries.empty() && writes.empty()) return;
   DeviceTables* here = current_;  // null when the current context has no tables
   // A context that ended where cucatch did not see it end (the CUDA runtime resets the primary
@@ -262,8 +282,51 @@ void Runtime::publishInStream(CUstream stream, bool freeing) {
   restoreCapture(saved);
 }
 
-void Runtime::orderAfterUpdates(CUstream stream) {
+bool Runtime::defersOrdered(CUstream stream) {
+  if (!options_.deferOrdered || !stream || stream == CU_STREAM_PER_THREAD || !current_ || contexts_.size() != 1)
+    return false;
+  if (captures_.load(std::memory_order_acquire) == 0) return true;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  return d_.cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+void Runtime::holdOrdinaryChanges() {
+  if (!metadata_->hasChanges()) return;
+  auto entries = metadata_->takeDirtyEntries();
+  heldEntries_.insert(heldEntries_.end(), entries.begin(), entries.end());
+  auto writes = metadata_->shadow().takeWrites();
+  heldWrites_.insert(heldWrites_.end(), writes.begin(), writes.end());
+}
+
+void Runtime::flushPending() {
+  // What was held or made before the pending changes first: each stream waits for it below.
   flushUpdates();
+  if (pending_.empty()) return;
+  std::vector<PendingUpdates::StreamUpdate> updates = pending_.take();
+  orderedPending_.store(false, std::memory_order_release);
+  CUstreamCaptureMode saved;
+  relaxCapture(saved);
+  for (const auto& u : updates) {
+    auto it = contexts_.find(u.context);
+    if (it == contexts_.end() || !it->second) continue;  // the context ended, and its streams with it
+    DeviceTables& tables = *it->second;
+    ContextScope scope(d_, tables.context());
+    tables.orderAfterUpdates(u.stream);
+    tables.apply(*metadata_, u.entries, u.writes, DeviceTables::Order{DeviceTables::Order::InStream, u.stream});
+  }
+  restoreCapture(saved);
+  if (options_.debug)
+    log(fmt::format("{} stream{} took the stream-ordered table changes pending", updates.size(),
+                    updates.size() == 1 ? "" : "s"));
+}
+
+void Runtime::enqueuePending() {
+  std::lock_guard lock(mutex_);
+  if (metadata_ && !pending_.empty()) flushPending();
+}
+
+void Runtime::orderAfterUpdates(CUstream stream) {
+  flushPending();
   if (!current_ || !current_->updatesInFlight()) return;
   CUstreamCaptureMode saved;
   relaxCapture(saved);
@@ -279,7 +342,7 @@ void Runtime::graphLaunching(CUstream stream) {
 void Runtime::finishUpdates() {
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return;
-  flushUpdates();
+  flushPending();
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   for (auto& [id, tables] : contexts_) {
@@ -411,10 +474,22 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   std::lock_guard lock(mutex_);
   if (!ensureDevice()) return base;
   // An ordinary allocation reaches the device before the next launch (flushUpdates). A
-  // stream-ordered one goes into its stream's order, behind what is pending.
-  if (streamOrdered) orderAfterUpdates(stream);
+  // stream-ordered one goes into its stream's order, behind what is pending: at the next call
+  // that could order a kernel after it (PendingUpdates.h), or at once.
+  bool defer = streamOrdered && defersOrdered(stream);
+  if (defer) holdOrdinaryChanges();
+  else if (streamOrdered) orderAfterUpdates(stream);
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
-  if (streamOrdered) publishInStream(stream, false);
+  if (defer) {
+    const Allocation* a = metadata_->find(base);
+    pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
+                  metadata_->shadow().takeWrites()});
+    orderedPending_.store(!pending_.empty(), std::memory_order_release);
+    if (pending_.size() >= kMostPending) flushPending();
+  } else {
+    if (tagOf(p) >= abi::kFirstDirectTag) pending_.markSeen(tagOf(p));  // (a direct tag is the index)
+    if (streamOrdered) publishInStream(stream, false);
+  }
   if (options_.debug) log(fmt::format("{} allocation of {} bytes at {:#x} -> {:#x}", memoryKindName(kind), size, base, p));
   return p;
 }
@@ -442,7 +517,15 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const Allocation* known = metadata_->find(real);
   if (!known) return realFree(real);
   ensureDevice();  // the tables of the context freeing it, if it has any (all are updated)
-  if (streamOrdered) orderAfterUpdates(stream);
+  bool defer = streamOrdered && defersOrdered(stream);
+  if (defer) holdOrdinaryChanges();
+  else if (streamOrdered) orderAfterUpdates(stream);
+  const uint32_t index = known->bstIndex;
+  // An allocation freed while its change is pending needs no mapping on the device where its
+  // pointers carry its index as their tag (a direct tag: they find its entry, freed, without the
+  // walk). Any other's mapping goes into its stream before the real free (PendingUpdates::maps).
+  const bool cancels = defer && known->tag >= abi::kFirstDirectTag && known->tag == index && pending_.maps(index);
+  if (!cancels && pending_.maps(index)) flushPending();
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;
@@ -460,8 +543,27 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     metadata_->undoFree(real);
   }
   // An ordinary free reaches the device before the next launch, which is after the real free
-  // returned; a stream-ordered one at its point of the stream.
-  if (streamOrdered) publishInStream(stream, true);
+  // returned; a stream-ordered one at its point of the stream. Where the allocation's own change
+  // is still pending, no kernel saw it: its mapping never reaches the device, and its entry
+  // (freed) goes with the ordinary changes, or in its stream where a kernel ahead there may
+  // still use the allocation that had its index before (PendingUpdates::cancel).
+  if (defer) {
+    auto entries = metadata_->takeDirtyEntries();
+    auto writes = metadata_->shadow().takeWrites();
+    using Cancelled = PendingUpdates::Cancelled;
+    Cancelled how = cancels && result == CUDA_SUCCESS ? pending_.cancel(index, heldEntries_) : Cancelled::NotPending;
+    if (how == Cancelled::Anywhere) {
+      heldEntries_.insert(heldEntries_.end(), entries.begin(), entries.end());
+      heldWrites_.insert(heldWrites_.end(), writes.begin(), writes.end());
+      if (heldEntries_.size() >= kMostHeld) flushUpdates();
+    } else {
+      pending_.add({current_->contextId(), stream, 0, std::move(entries), std::move(writes)});
+    }
+    orderedPending_.store(!pending_.empty(), std::memory_order_release);
+    if (pending_.size() >= kMostPending) flushPending();
+  } else if (streamOrdered) {
+    publishInStream(stream, true);
+  }
   if (options_.debug) log(fmt::format("free of {:#x}", pointer));
   return result;
 }

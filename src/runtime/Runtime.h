@@ -23,6 +23,7 @@
 #include "runtime/LaunchMetadata.h"
 #include "runtime/Metadata.h"
 #include "runtime/Options.h"
+#include "runtime/PendingUpdates.h"
 #include "runtime/Report.h"
 #include "runtime/StackLimit.h"
 #include "runtime/Unwinder.h"
@@ -84,6 +85,21 @@ class Runtime {
   void forgetLaunchTwins();
   // A graph launch in `stream`: its kernels run after the table updates so far.
   void graphLaunching(CUstream stream);
+  // Before a wrapped driver call that could order work after the stream-ordered table changes
+  // still pending (every wrapped call but stream-ordered allocations and frees, launches, which
+  // do this in `launching`, and pure queries): enqueues them into their streams. One atomic load
+  // where nothing is pending.
+  void beforeDriverCall() {
+    if (orderedPending_.load(std::memory_order_acquire)) enqueuePending();
+  }
+  // A stream capture began, or one ended: while none can be under way, no stream needs to be
+  // asked whether it is being captured (defersOrdered).
+  void captureBegan() { captures_.fetch_add(1, std::memory_order_acq_rel); }
+  void captureEnded() {
+    int n = captures_.load(std::memory_order_acquire);
+    while (n > 0 && !captures_.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) {
+    }
+  }
   // Blocks the host until every table update so far reached every context's tables (for
   // launches whose streams are not followed one by one).
   void finishUpdates();
@@ -184,6 +200,20 @@ class Runtime {
   void flushUpdates();
   void orderAfterUpdates(CUstream stream);  // flushUpdates, then `stream` waits for this context's updates
   void publishInStream(CUstream stream, bool freeing);
+  // Stream-ordered changes are pending (PendingUpdates.h) instead of enqueued at once where
+  // CUCATCH_DEFER_ORDERED is on, the stream is one the program made (or the legacy stream by its
+  // handle: not 0, whose meaning depends on the entry point), the program has one context with
+  // tables, and the stream is not being captured (a graph replays what a capture enqueues).
+  bool defersOrdered(CUstream stream);
+  // Moves the metadata's changes so far, made by ordinary allocations and frees, aside for the
+  // next flushUpdates: a stream-ordered change taken next is its call's alone.
+  void holdOrdinaryChanges();
+  // Enqueues the pending stream-ordered changes, each stream's into that stream, after
+  // flushUpdates and that stream's wait for it. (No other stream is made to wait for them: a
+  // stream may be waiting, ahead of them, for work the program enqueues later elsewhere. Every
+  // call that could order work after them enqueues them first.)
+  void flushPending();
+  void enqueuePending();  // beforeDriverCall, under the lock
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
@@ -238,6 +268,13 @@ class Runtime {
   std::recursive_mutex mutex_;
   std::unordered_map<uint64_t, StackLimit> stackLimits_;  // by context id (StackLimit.h)
   std::optional<Metadata> metadata_;  // made with the device tables, when CUCATCH_TAGS is decided
+  PendingUpdates pending_;             // stream-ordered changes not yet enqueued
+  std::atomic<bool> orderedPending_{false};  // !pending_.empty(), read without the lock
+  std::atomic<int> captures_{0};             // stream captures begun and not seen ended
+  // Changes flushUpdates writes first: ordinary ones moved aside (holdOrdinaryChanges), and the
+  // entries of allocations freed while pending (PendingUpdates::cancel).
+  std::vector<uint32_t> heldEntries_;
+  std::vector<ShadowMap::Write> heldWrites_;
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
   // null entry is a context whose tables could not be made: it runs unchecked.

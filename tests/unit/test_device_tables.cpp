@@ -12,6 +12,7 @@
 
 #include "runtime/DeviceTables.h"
 #include "runtime/Metadata.h"
+#include "runtime/PendingUpdates.h"
 
 using namespace cucatch;
 using namespace cucatch::runtime;
@@ -328,4 +329,124 @@ TEST_CASE("a stream-ordered allocation and free at one address enqueue a memset 
     CHECK(sim.fake.batches - batches == 2);
     CHECK(sim.fake.batchWords - words == 3);
   }
+}
+
+// ---- stream-ordered changes kept pending (runtime/PendingUpdates.h) ---------------------------
+
+TEST_CASE("pending stream-ordered changes: a free cancels its allocation's mapping, and the rest keeps its order",
+          "[runtime]") {
+  const CUstream a = reinterpret_cast<CUstream>(10), b = reinterpret_cast<CUstream>(11);
+  auto write = [](uint32_t first, uint32_t count, uint32_t value) { return ShadowMap::Write{7, first, count, value}; };
+  PendingUpdates pending;
+  pending.add({1, a, 16, {16}, {write(0, 4, 0), write(100, 50, 16)}});  // index 16: its old range unmapped, then mapped
+  pending.add({1, b, 18, {18}, {write(200, 8, 18)}});
+  pending.add({1, a, 0, {20}, {}});  // a free
+  pending.add({1, a, 0, {}, {}});    // nothing: not kept
+  CHECK(pending.size() == 3);
+  CHECK(pending.maps(16));
+  CHECK(pending.maps(18));
+  CHECK_FALSE(pending.maps(20));
+  CHECK_FALSE(pending.maps(0));
+
+  using Cancelled = PendingUpdates::Cancelled;
+  std::vector<uint32_t> entries;
+  CHECK(pending.cancel(20, entries) == Cancelled::NotPending);
+  REQUIRE(pending.cancel(16, entries) == Cancelled::Anywhere);  // 16 had no allocation before
+  CHECK(entries == std::vector<uint32_t>{16});
+  CHECK_FALSE(pending.maps(16));  // what is left of it maps nothing
+  CHECK(pending.cancel(16, entries) == Cancelled::NotPending);
+  REQUIRE(pending.cancel(18, entries) == Cancelled::Anywhere);  // all of it mapping: gone
+  CHECK(pending.size() == 2);
+
+  pending.add({1, b, 22, {22, 21}, {write(300, 2, 22)}});
+  auto updates = pending.take();
+  CHECK(pending.empty());
+  REQUIRE(updates.size() == 2);
+  CHECK(updates[0].stream == a);  // the first change's stream first
+  CHECK(updates[0].entries == std::vector<uint32_t>{20});
+  CHECK(updates[0].writes == std::vector<ShadowMap::Write>{write(0, 4, 0)});
+  CHECK(updates[1].stream == b);
+  CHECK(updates[1].entries == std::vector<uint32_t>{21, 22});
+  CHECK(updates[1].writes == std::vector<ShadowMap::Write>{write(300, 2, 22)});
+
+  // Index 22's allocation went out (take): a kernel may still use it when 22 is given out again,
+  // so an allocation with 22 cancelled later keeps its entry in its stream, behind that kernel.
+  // So does one whose index an ordinary allocation had (markSeen).
+  pending.add({1, a, 22, {22}, {write(400, 8, 22)}});
+  entries.clear();
+  REQUIRE(pending.cancel(22, entries) == Cancelled::InStream);
+  CHECK(entries.empty());
+  pending.markSeen(24);
+  pending.add({1, b, 24, {24}, {write(500, 8, 24)}});
+  REQUIRE(pending.cancel(24, entries) == Cancelled::InStream);
+  CHECK(entries.empty());
+  updates = pending.take();
+  REQUIRE(updates.size() == 2);
+  CHECK(updates[0].entries == std::vector<uint32_t>{22});
+  CHECK(updates[0].writes.empty());
+  CHECK(updates[1].entries == std::vector<uint32_t>{24});
+  // An allocation cancelled with its entry in the stream was seen by no kernel: the next one to
+  // get its index may write its entry anywhere.
+  pending.add({1, a, 22, {22}, {write(400, 8, 22)}});
+  CHECK(pending.cancel(22, entries) == Cancelled::Anywhere);
+  CHECK(entries == std::vector<uint32_t>{22});
+}
+
+TEST_CASE("an allocation freed while its change is pending reaches the device as its entry alone", "[runtime]") {
+  // The host bench's loop again, as the runtime keeps the changes pending (Runtime::allocated,
+  // Runtime::free): no pair enqueues anything; the entries go out together afterwards on
+  // cucatch's stream, and a stale pointer finds its allocation's entry, freed, by its tag.
+  Simulated sim;
+  REQUIRE(sim.tables);
+  // An earlier allocation at the address, which a kernel saw: mapped on the device.
+  uint64_t seen = sim.metadata.onAllocate(kBase, 1 << 20, MemoryKind::StreamOrdered);
+  sim.apply();
+  REQUIRE(sim.metadata.onFree(seen).status == FreeStatus::Ok);
+  sim.apply();
+  const uint32_t seenIndex = static_cast<uint32_t>(seen >> 56);
+  REQUIRE(sim.walk(kBase + 100) == seenIndex);
+
+  PendingUpdates pending;
+  std::vector<uint32_t> held;
+  int batches = sim.fake.batches, memsets = sim.fake.memsets;
+  uint64_t last = 0;
+  for (int pair = 0; pair < 400; ++pair) {
+    uint64_t p = sim.metadata.onAllocate(kBase, 1 << 20, MemoryKind::StreamOrdered);
+    const uint32_t index = static_cast<uint32_t>(p >> 56);
+    REQUIRE(index >= abi::kFirstDirectTag);
+    pending.add({1, kProgramStream, index, sim.metadata.takeDirtyEntries(), sim.metadata.shadow().takeWrites()});
+    REQUIRE(pending.maps(index));
+    REQUIRE(sim.metadata.onFree(p).status == FreeStatus::Ok);
+    REQUIRE(pending.cancel(index, held) == PendingUpdates::Cancelled::Anywhere);
+    auto freed = sim.metadata.takeDirtyEntries();
+    held.insert(held.end(), freed.begin(), freed.end());
+    CHECK(sim.metadata.shadow().takeWrites().empty());
+    last = p;
+  }
+  CHECK(pending.empty());
+  CHECK(sim.fake.batches == batches);
+  CHECK(sim.fake.memsets == memsets);
+
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  sim.tables->apply(sim.metadata, held, {}, DeviceTables::Order{});  // the next launch's flushUpdates
+  CHECK(sim.walk(kBase + 100) == seenIndex);  // the device never mapped the pairs
+  const uint64_t entry = sim.tables->moduleState(0).bst + (last >> 56) * sizeof(abi::BstEntry);
+  CHECK(sim.word64(entry) == kBase);
+  CHECK(sim.word64(entry + 8) == (1u << 20));
+  CHECK(sim.fake.words[entry + abi::kBstMetaOffset] == ((last >> 56) | (uint32_t(abi::kBstFreed) << 8)));
+}
+
+TEST_CASE("a pending allocation not freed reaches its stream with its mapping", "[runtime]") {
+  Simulated sim;
+  REQUIRE(sim.tables);
+  PendingUpdates pending;
+  uint64_t p = sim.metadata.onAllocate(kBase, 1 << 20, MemoryKind::StreamOrdered);
+  pending.add({1, kProgramStream, static_cast<uint32_t>(p >> 56), sim.metadata.takeDirtyEntries(),
+               sim.metadata.shadow().takeWrites()});
+  CHECK(sim.walk(kBase) == 0);
+  for (const auto& u : pending.take())
+    sim.tables->apply(sim.metadata, u.entries, u.writes, DeviceTables::Order{DeviceTables::Order::InStream, u.stream});
+  CHECK(sim.walk(kBase + 12345) == (p >> 56));
+  CHECK(sim.firstDifference({kBase >> abi::kShadowPageShift}) == 0);
 }
