@@ -285,6 +285,9 @@ int main(int argc, char** argv) {
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);
       moduleCap = cucatch::instrument::moduleRegisterCap(r.kernels, r.deviceFunctions);
+    } catch (const cucatch::ptx::InputError& e) {  // a directive's value refused
+      fmt::print(stderr, "{}\n", cucatch::ptx::Diagnostic{sourceName, e.loc.line, e.loc.column, e.what()}.str());
+      return 2;
     } catch (const std::exception& e) {  // refusals, ptxas failures, a malformed -maxrregcount
       fmt::print(stderr, "{}: error: {}\n", sourceName, e.what());
       return 2;

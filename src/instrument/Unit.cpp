@@ -48,14 +48,15 @@ void refuseUnsupported(const Module& module) {
   // a string, as cuda-samples' matrixMulDynlinkJIT loads) would not assemble once instrumented.
   const VersionDirective* version = module.version();
   if (version && (version->major() < 3 || (version->major() == 3 && version->minor() < 1)))
-    throw std::runtime_error(fmt::format("PTX ISA {} is older than cucatch instruments (3.1 and later)",
-                                         version->version));
+    throw ptx::InputError(version->loc, fmt::format("PTX ISA {} is older than cucatch instruments (3.1 and later)",
+                                                    version->version));
   for (const auto& item : module.items)
     if (auto* a = std::get_if<AddressSizeDirective>(&item); a && a->bits != 64)
-      throw std::runtime_error(fmt::format("{}-bit addresses: cucatch instruments 64-bit code only", a->bits));
+      throw ptx::InputError(a->loc, fmt::format("{}-bit addresses: cucatch instruments 64-bit code only", a->bits));
   std::string target = module.smTarget();
   if (target.rfind("sm_1", 0) == 0 && target.size() == 5)
-    throw std::runtime_error(fmt::format(".target {} is older than cucatch instruments (sm_20 and later)", target));
+    throw ptx::InputError(module.target()->loc,
+                          fmt::format(".target {} is older than cucatch instruments (sm_20 and later)", target));
 }
 
 std::vector<SourcePlace> sourcePlaces(const Function& f) {

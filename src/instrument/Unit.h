@@ -245,8 +245,8 @@ uint32_t unitId(const ptx::Module& module);
 
 // Throws std::runtime_error if `module` was instrumented before (it defines the state symbol).
 void refuseInstrumented(const ptx::Module& module);
-// Throws std::runtime_error for PTX the inserted code cannot be assembled with: PTX ISA before
-// 3.1, 32-bit addresses, or an sm_1x target.
+// Throws ptx::InputError (at the directive) for PTX the inserted code cannot be assembled with:
+// PTX ISA before 3.1, 32-bit addresses, or an sm_1x target.
 void refuseUnsupported(const ptx::Module& module);
 
 // The site table as JSON (what the module embeds as __cucatch_sites_<unit>).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,13 @@ struct Diagnostic {
   std::string message;
 
   std::string str() const;
+};
+
+// An input the tools cannot take, about a place in it the parser accepted (a directive whose
+// value cucatch refuses): tools print it as a Diagnostic of the input file.
+struct InputError : std::runtime_error {
+  SourceLoc loc;
+  InputError(SourceLoc where, const std::string& message) : std::runtime_error(message), loc(where) {}
 };
 
 struct ParseResult {

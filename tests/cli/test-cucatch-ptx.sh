@@ -34,6 +34,10 @@ check "syntax error exits 2" '[ $rc -eq 2 ]'
 check "syntax error is reported as file:line:col: error:" 'grep -q "^$tmp/bad.ptx:5:20: error: " "$tmp/err"'
 check "no output file on error" '[ ! -e "$tmp/bad.out" ] && [ ! -e "$tmp/bad.out.cucatch-tmp" ]'
 
+printf '.version 8.0\n.target sm_80\n.address_size 32\n.entry k()\n{\n\tret;\n}\n' > "$tmp/narrow.ptx"
+"$tool" "$tmp/narrow.ptx" -o "$tmp/narrow.out" --register-limit none 2> "$tmp/err"; rc=$?
+check "a refused directive is reported at its line" '[ $rc -eq 2 ] && grep -q "^$tmp/narrow.ptx:3:[0-9]*: error: 32-bit addresses" "$tmp/err"'
+
 "$tool" "$tmp/missing.ptx" -o "$tmp/x.ptx" 2> "$tmp/err"; rc=$?
 check "missing input exits 2 with a message" '[ $rc -eq 2 ] && grep -q "cannot open" "$tmp/err"'
 "$tool" --mode=bogus "$tmp/good.ptx" -o "$tmp/x.ptx" 2> /dev/null; rc=$?

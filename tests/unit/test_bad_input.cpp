@@ -156,4 +156,18 @@ TEST_CASE("PTX the instrumentation cannot be assembled with is refused, saying w
   CHECK(refusal(".version 3.1\n.target sm_13\n.address_size 64\n" + body) ==
         ".target sm_13 is older than cucatch instruments (sm_20 and later)");
   CHECK(refusal(".version 3.1\n.target sm_30\n.address_size 64\n" + body).empty());
+  // Each names the directive's line, for file:line:col (cucatch-ptx).
+  auto line = [](const std::string& text) -> uint32_t {
+    auto parsed = cucatch::ptx::parseModule(text, "old.ptx");
+    REQUIRE(parsed.ok());
+    try {
+      cucatch::instrument::instrumentModule(*parsed.module);
+    } catch (const cucatch::ptx::InputError& e) {
+      return e.loc.line;
+    }
+    return 0;
+  };
+  CHECK(line("// old\n.version 1.4\n.target sm_10, map_f64_to_f32\n" + body) == 2);
+  CHECK(line(".version 3.1\n.target sm_20\n\n.address_size 32\n" + body) == 4);
+  CHECK(line(".version 3.1\n.target sm_13\n.address_size 64\n" + body) == 2);
 }
