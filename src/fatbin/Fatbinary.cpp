@@ -12,6 +12,10 @@ namespace cucatch::fatbin {
 
 namespace {
 
+// No entry of device code decompresses to more (one module's PTX or cubin; the largest seen,
+// libraries' fatbinaries, hold entries of tens of MiB).
+constexpr uint64_t kMostUncompressedBytes = uint64_t(4) << 30;
+
 // Little-endian reads at `offset` of `bytes`, bounds-checked by the caller.
 template <class T>
 T read(std::span<const uint8_t> bytes, size_t offset) {
@@ -94,7 +98,7 @@ std::vector<Container> parse(std::span<const uint8_t> bytes) {
     uint16_t headerSize = read<uint16_t>(bytes, at + 6);
     uint64_t size = read<uint64_t>(bytes, at + 8);
     if (version != 1) throw FormatError(at, fmt::format("container version {} (cucatch reads version 1)", version));
-    if (headerSize < kContainerHeaderBytes || size > bytes.size() - at - headerSize)
+    if (headerSize < kContainerHeaderBytes || headerSize > bytes.size() - at || size > bytes.size() - at - headerSize)
       throw FormatError(at, fmt::format("a container of {} bytes after a {}-byte header overruns the {} bytes given",
                                         size, headerSize, bytes.size() - at));
     Container c;
@@ -146,6 +150,15 @@ std::vector<uint8_t> payload(const Entry& e) {
       out.assign(e.payload.begin(), e.payload.end());
       break;
     case Compression::Zstd: {
+      // The size the entry gives must be the frame's own, and a size device code has: a damaged
+      // header would otherwise have this allocate (and clear) whatever it says.
+      unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
+      if (frame != e.uncompressedSize || e.uncompressedSize > kMostUncompressedBytes)
+        throw FormatError(e.offset, fmt::format("a zstd payload of {} bytes by its entry header and {} by its frame",
+                                                e.uncompressedSize,
+                                                frame == ZSTD_CONTENTSIZE_UNKNOWN ? std::string("none given")
+                                                : frame == ZSTD_CONTENTSIZE_ERROR ? std::string("no frame")
+                                                                                  : std::to_string(frame)));
       out.resize(e.uncompressedSize);
       size_t n = ZSTD_decompress(out.data(), out.size(), e.payload.data(), e.payload.size());
       if (ZSTD_isError(n) || n != e.uncompressedSize)

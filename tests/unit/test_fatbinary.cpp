@@ -156,6 +156,29 @@ TEST_CASE("malformed fatbinaries are refused with their offset", "[fatbin]") {
     put<uint16_t>(bad, 4, 2);
     CHECK_THROWS_AS(parse(bad), FormatError);
   }
+  SECTION("a container header larger than the bytes") {  // (read past the end before; found by fuzzing)
+    auto bad = good;
+    put<uint16_t>(bad, 6, 0xFFFF);
+    put<uint64_t>(bad, 8, 0);
+    CHECK_THROWS_AS(parse(bad), FormatError);
+  }
+}
+
+TEST_CASE("a compressed entry whose header gives another size than its frame is refused, not allocated",
+          "[fatbin]") {
+  // A damaged header once had payload() allocate and clear the 16 GiB it gave (found by fuzzing).
+  std::string ptx(5000, 'x');
+  std::vector<uint8_t> packed(ZSTD_compressBound(ptx.size()));
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), ptx.data(), ptx.size(), 3));
+  auto huge = container({entry(1, 80, 9, 0, kFlagCompressedZstd, packed, uint64_t(16) << 30)});
+  try {
+    payload(parse(huge)[0].entries[0]);
+    FAIL("accepted");
+  } catch (const FormatError& e) {
+    CHECK(std::string(e.what()).find("17179869184 bytes by its entry header and 5000 by its frame") != std::string::npos);
+  }
+  auto garbage = container({entry(1, 80, 9, 0, kFlagCompressedZstd, bytes("not zstd at all"), 5000)});
+  CHECK_THROWS_AS(payload(parse(garbage)[0].entries[0]), FormatError);
 }
 
 TEST_CASE("the PTX JIT mode chooses for a device: highest architecture it runs, most specific, newest ISA", "[fatbin]") {
