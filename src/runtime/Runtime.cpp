@@ -320,6 +320,11 @@ void Runtime::flushPending() {
                     updates.size() == 1 ? "" : "s"));
 }
 
+void Runtime::pendingChanged() {
+  orderedPending_.store(!pending_.empty(), std::memory_order_release);
+  if (pending_.size() >= kMostPending) flushPending();
+}
+
 void Runtime::enqueuePending() {
   std::lock_guard lock(mutex_);
   if (metadata_ && !pending_.empty()) flushPending();
@@ -484,8 +489,7 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
     const Allocation* a = metadata_->find(base);
     pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
                   metadata_->shadow().takeWrites()});
-    orderedPending_.store(!pending_.empty(), std::memory_order_release);
-    if (pending_.size() >= kMostPending) flushPending();
+    pendingChanged();
   } else {
     if (tagOf(p) >= abi::kFirstDirectTag) pending_.markSeen(tagOf(p));  // (a direct tag is the index)
     if (streamOrdered) publishInStream(stream, false);
@@ -524,8 +528,9 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   // An allocation freed while its change is pending needs no mapping on the device where its
   // pointers carry its index as their tag (a direct tag: they find its entry, freed, without the
   // walk). Any other's mapping goes into its stream before the real free (PendingUpdates::maps).
-  const bool cancels = defer && known->tag >= abi::kFirstDirectTag && known->tag == index && pending_.maps(index);
-  if (!cancels && pending_.maps(index)) flushPending();
+  const bool mappingPending = pending_.maps(index);
+  const bool cancels = defer && mappingPending && known->tag >= abi::kFirstDirectTag && known->tag == index;
+  if (mappingPending && !cancels) flushPending();
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;
@@ -559,8 +564,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     } else {
       pending_.add({current_->contextId(), stream, 0, std::move(entries), std::move(writes)});
     }
-    orderedPending_.store(!pending_.empty(), std::memory_order_release);
-    if (pending_.size() >= kMostPending) flushPending();
+    pendingChanged();
   } else if (streamOrdered) {
     publishInStream(stream, true);
   }

@@ -214,6 +214,9 @@ class Runtime {
   // call that could order work after them enqueues them first.)
   void flushPending();
   void enqueuePending();  // beforeDriverCall, under the lock
+  // After pending_ changed (a change added or cancelled): sets what beforeDriverCall reads, and
+  // enqueues everything where too much is kept.
+  void pendingChanged();
   Module* moduleOf(void* function, CUfunction& resolved, bool& instrumented);
   const KernelRecord* kernelRecord(const Module& m, const std::string& name) const;
   void registerModule(CUmodule module, Module& m);
