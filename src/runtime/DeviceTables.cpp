@@ -24,6 +24,11 @@ constexpr size_t kStagingBytes = 256 * 1024;
 }  // namespace
 
 CUresult Driver::check(CUresult r, const char* what) const {
+  // The driver was shut down: the process is exiting and the driver's own exit handler has run
+  // (a library's destructor that frees memory after it, as PyTorch's caching allocator does, is
+  // what reaches cucatch then). No kernel can run again, so nothing cucatch failed to do on the
+  // device matters, and the program's own calls fail the same way.
+  if (r == CUDA_ERROR_DEINITIALIZED) return r;
   if (r != CUDA_SUCCESS) writeStderr(fmt::format("cucatch: warning: {} failed ({})\n", what, errorName(r)));
   return r;
 }

@@ -32,7 +32,9 @@ struct Driver {
   decltype(&::cuCtxGetDevice_v2) cuCtxGetDevice = nullptr;      // (device, context)
   decltype(&::cuCtxSynchronize_v2) cuCtxSynchronize = nullptr;  // (context)
 
-  // `r`, after warning on stderr that `what` failed when it is not CUDA_SUCCESS.
+  // `r`, after warning on stderr that `what` failed when it is not CUDA_SUCCESS (nor
+  // CUDA_ERROR_DEINITIALIZED: at exit, after the driver's own teardown, nothing can fail that
+  // matters).
   CUresult check(CUresult r, const char* what) const;
   // The name of `r` (CUDA_ERROR_INVALID_IMAGE), or "error N" where the driver gives none.
   std::string errorName(CUresult r) const;
