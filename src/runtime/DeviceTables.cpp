@@ -131,11 +131,31 @@ uint64_t DeviceTables::uniformEntry(uint32_t value) const {
   return (uint64_t(abi::kShadowPageShift) << abi::kShadowEntryShiftBit) | (identity_ + uint64_t(value) * 4);
 }
 
+bool DeviceTables::tableMemory(CUdeviceptr& at, size_t bytes, const char* what) {
+  CUresult r = d_.cuMemAlloc(&at, bytes);
+  if (r == CUDA_SUCCESS) return true;
+  if (r != CUDA_ERROR_OUT_OF_MEMORY) {
+    d_.check(r, what);
+    return false;
+  }
+  // The program holds the rest of the device's memory. What needed this table is left
+  // unchecked (apply: the pages as unknown memory), and said once: it happens again at each
+  // allocation while the device stays full.
+  if (!outOfMemorySaid_) {
+    outOfMemorySaid_ = true;
+    writeStderr(fmt::format("cucatch: note: device {} has no memory left for cucatch's shadow map ({} bytes asked for; "
+                            "the program holds the rest): accesses through untagged pointers into some of the memory "
+                            "allocated while it stays full run unchecked (tagged pointers are checked as before)\n",
+                            device_, bytes));
+  }
+  return false;
+}
+
 CUdeviceptr DeviceTables::directory(uint64_t slot) {
   auto it = directories_.find(slot);
   if (it != directories_.end()) return it->second;
   CUdeviceptr dir = 0;
-  if (d_.check(d_.cuMemAlloc(&dir, kDirectoryBytes), "allocating a shadow directory") != CUDA_SUCCESS) return 0;
+  if (!tableMemory(dir, kDirectoryBytes, "allocating a shadow directory")) return 0;
   d_.check(fill64(dir, uniformEntry(0), kDirectoryEntries), "filling a shadow directory");
   writeWords({{root_ + slot * sizeof(uint64_t), dir, true}}, stream_);
   d_.check(d_.cuStreamSynchronize(stream_), "linking a shadow directory");
@@ -165,7 +185,7 @@ std::vector<bool> DeviceTables::makeLeaves(const std::vector<std::pair<uint64_t,
   }
   size_t bytes = host.size() * sizeof(uint32_t);
   CUdeviceptr block = 0;
-  if (d_.check(d_.cuMemAlloc(&block, bytes), "allocating shadow tables") != CUDA_SUCCESS) return made;
+  if (!tableMemory(block, bytes, "allocating shadow tables")) return made;
   // (A pageable source: staged by the time the call returns.)
   d_.check(d_.cuMemcpyHtoDAsync(block, host.data(), bytes, stream_), "filling shadow tables");
   std::vector<Word> links;
@@ -228,7 +248,15 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     }
   }
   std::vector<bool> made = makeLeaves(fresh);
-  for (size_t i = 0; i < fresh.size(); ++i) usable[fresh[i].first] = made[i];
+  // A page whose new table could not be had (the device is full) would keep its old form, which
+  // these writes leave stale: a walk could find a freed allocation, or another, where a new one
+  // now lies. So it becomes unknown memory (entry 0: every access passes) until a later update
+  // of it gets a table, made then from publishedShadow_, which takes these writes regardless.
+  std::vector<uint64_t> unknown;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    usable[fresh[i].first] = made[i];
+    if (!made[i]) unknown.push_back(fresh[i].first);
+  }
   CUstream target = order.kind == Order::InStream ? order.stream : stream_;
   if (order.kind == Order::AfterEvent) {
     // On a stream of its own: the launches that wait for stream_'s event must not be held up
@@ -268,6 +296,10 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
     d_.check(d_.cuMemsetD32Async(at, w.value, count, target), "updating the shadow map");
   }
   std::vector<Word> early;
+  for (uint64_t page : unknown) {
+    leaves_.erase(page);
+    if (CUdeviceptr entry = pageEntry(page)) early.push_back({entry, uniformEntry(0), true});
+  }
   for (uint64_t page : pages)
     if (usable[page] && !leaves_.count(page))
       (ordered ? early : words)

@@ -93,6 +93,10 @@ class DeviceTables {
   // Gives each (page, shift) a table of granules of 2^shift bytes holding what publishedShadow_
   // holds, and links it, on stream_, waited for; which were made (not where the driver refused).
   std::vector<bool> makeLeaves(const std::vector<std::pair<uint64_t, unsigned>>& pages);
+  // Device memory for the shadow map's tables into `at`; false where the driver has none (the
+  // device is full: said once, as a note) or refuses (a warning).
+  bool tableMemory(CUdeviceptr& at, size_t bytes, const char* what);
+  bool outOfMemorySaid_ = false;
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
   // The 32- and 64-bit words (address, value) written in `stream`'s order, in one batch of

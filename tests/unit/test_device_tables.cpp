@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -249,6 +250,48 @@ TEST_CASE("each page is held at the coarsest granule its contents allow, and mad
   CHECK(entryShift(kBase + (4 << 20)) == abi::kShadowGranuleShift);
   CHECK(sim.firstDifference({kBase >> abi::kShadowPageShift, (kBase >> abi::kShadowPageShift) + 1,
                              (kBase >> abi::kShadowPageShift) + 2}) == 0);
+}
+
+TEST_CASE("a page whose table finds the device full is unknown memory until a later update gets one",
+          "[runtime]") {
+  // The program holds every byte (ok_memory_full): a page whose contents need a finer table
+  // than it has must not keep its old form, which the writes leave stale; it is made unknown
+  // (entry 0: accesses pass) and said once, and the next update that gets memory mends it.
+  Simulated sim;
+  REQUIRE(sim.tables);
+  const uint64_t page = kBase >> abi::kShadowPageShift, next = page + 1;
+  const uint64_t nextBase = kBase + (2 << 20);
+  // One page of one value (no table), the next with a table of 512-byte granules.
+  sim.metadata.onAllocate(kBase, 2 << 20, MemoryKind::Device);
+  for (int k = 0; k < 4; ++k) sim.metadata.onAllocate(nextBase + 4096 * k, 1000, MemoryKind::Device);
+  sim.apply(DeviceTables::Order::Deferred);
+  REQUIRE(sim.walk(kBase + 4096) != 0);
+  REQUIRE(sim.walk(nextBase + 4096) != 0);
+  auto fits = sim.driver.cuMemAlloc;
+  sim.driver.cuMemAlloc = [](CUdeviceptr*, size_t) { return CUDA_ERROR_OUT_OF_MEMORY; };
+  // The first page's allocation replaced by small ones (a table needed); host buffers at
+  // 16-byte boundaries in the second (a finer table needed).
+  sim.metadata.onFree(kBase);
+  for (int k = 0; k < 8; ++k) sim.metadata.onAllocate(kBase + 65536 * k, 4096 + 16 * k, MemoryKind::Device);
+  sim.metadata.onAllocate(nextBase + 65536 + 16, 100, MemoryKind::HostRegistered);
+  std::string said = stderrOf([&] { sim.apply(DeviceTables::Order::Deferred); });
+  CHECK(said.starts_with("cucatch: note: device 0 has no memory left for cucatch's shadow map"));
+  CHECK(std::count(said.begin(), said.end(), '\n') == 1);
+  for (uint64_t g = 0; g < ShadowMap::kPageGranules; g += 97) {
+    CHECK(sim.walk(kBase + (g << abi::kShadowGranuleShift)) == 0);
+    CHECK(sim.walk(nextBase + (g << abi::kShadowGranuleShift)) == 0);
+  }
+  // Another update while full: said no more.
+  sim.metadata.onAllocate(kBase + 65536 * 9, 100, MemoryKind::Device);
+  CHECK(stderrOf([&] { sim.apply(); }).empty());
+  // Memory again: each page gets its table, with every change made meanwhile.
+  sim.driver.cuMemAlloc = fits;
+  sim.metadata.onAllocate(kBase + 65536 * 10, 100, MemoryKind::Device);
+  sim.metadata.onAllocate(nextBase + 65536 + 160, 100, MemoryKind::HostRegistered);
+  sim.apply();
+  CHECK(sim.walk(kBase + 65536 * 3) != 0);
+  CHECK(sim.walk(nextBase + 65536 + 16) != 0);
+  CHECK(sim.firstDifference({page, next}) == 0);
 }
 
 TEST_CASE("random allocations and frees: the device walk finds what the host mirror holds", "[runtime]") {
