@@ -1000,6 +1000,23 @@ HOOK_SINCE(cuTensorMapEncodeIm2colWide, 12080)(Fn real, CUtensorMap* map, CUtens
               elementStrides, interleave, mode, swizzle, l2, fill);
 }};
 
+// ---- virtual memory management: not tracked, but its addresses are known ------------------------------
+// A reservation's addresses may be a freed allocation's (its hint may be a pointer cudaMalloc
+// gave, tagged): nothing is mapped there from then on, so raw pointers into the memory the
+// program maps there are not checked against what lay there before.
+
+HOOK(cuMemAddressReserve)(Fn real, CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                          unsigned long long flags) {
+  CUresult r = real(ptr, size, alignment, strip(addr), flags);
+  if (r == CUDA_SUCCESS) rt().untrackedReserved(*ptr, size);
+  return rt().after(r);
+}};
+HOOK(cuMemAddressFree)(Fn real, CUdeviceptr ptr, size_t size) {
+  CUresult r = real(strip(ptr), size);
+  if (r == CUDA_SUCCESS) rt().untrackedReleased(ptr);
+  return rt().after(r);
+}};
+
 // ---- host memory the device reads: tracked, untagged (host code uses the same pointer) -------------
 
 HOOK(cuMemHostRegister)(Fn real, void* p, size_t bytes, unsigned flags) {
@@ -1049,6 +1066,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
   X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
   X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)              \
+  X(cuMemAddressReserve) X(cuMemAddressFree)                                                          \
   X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxSetLimit) X(cuCtxGetLimit) \
   X(cuEventRecord) X(cuEventRecordWithFlags) X(cuStreamWaitEvent) X(cuLaunchHostFunc) X(cuStreamAddCallback) \
   X(cuStreamBeginCapture) X(cuStreamBeginCapture_old) X(cuStreamBeginCaptureToGraph) X(cuStreamEndCapture) \

@@ -312,6 +312,8 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     uint64_t at = roundUp(base + size, ShadowMap::kGranule);
     if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->first < extentEnd && next->second.live)
       extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
+    if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end() && next->first < extentEnd)
+      extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
     auto place = [&](uint64_t from, uint64_t to) {
       if (from < to) shadow_.map(from, to - from, index);
     };
@@ -382,6 +384,17 @@ void Metadata::undoFree(uint64_t base) {
     q.erase(std::remove(q.begin(), q.end(), a.bstIndex), q.end());
   }
 }
+
+void Metadata::onUntrackedReserve(uint64_t base, uint64_t size) {
+  base = untag(base);
+  if (size == 0) return;
+  // (What a freed allocation, or a neighbour's extent, left mapped there goes: the driver hands
+  // the addresses of a freed cudaMalloc allocation to a reservation that asks for them.)
+  shadow_.map(base, size, 0);
+  untracked_[base] = size;
+}
+
+void Metadata::onUntrackedRelease(uint64_t base) { untracked_.erase(untag(base)); }
 
 const Allocation* Metadata::find(uint64_t address) const {
   address = untag(address);

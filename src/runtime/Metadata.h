@@ -143,6 +143,12 @@ class Metadata {
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
+  // Addresses the program reserved for memory cucatch does not track (the driver's virtual
+  // memory management: cuMemAddressReserve), and their release. Nothing is mapped there: an
+  // access through a raw pointer into them passes, also where a freed allocation lay before,
+  // and no allocation's extent past its end reaches into them.
+  void onUntrackedReserve(uint64_t base, uint64_t size);
+  void onUntrackedRelease(uint64_t base);
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
@@ -189,6 +195,7 @@ class Metadata {
   std::deque<std::multimap<uint64_t, Allocation>::iterator> replacedOrder_;  // oldest first, bounded
   std::unordered_map<uint64_t, uint64_t> idToBase_;
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
+  std::map<uint64_t, uint64_t> untracked_;                 // reserved ranges (onUntrackedReserve): base -> size
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused

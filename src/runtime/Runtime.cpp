@@ -498,6 +498,17 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   return p;
 }
 
+void Runtime::untrackedReserved(CUdeviceptr base, size_t size) {
+  std::lock_guard lock(mutex_);
+  // (An ordinary change: it reaches the device before the next launch.)
+  if (metadata_) metadata_->onUntrackedReserve(base, size);
+}
+
+void Runtime::untrackedReleased(CUdeviceptr base) {
+  std::lock_guard lock(mutex_);
+  if (metadata_) metadata_->onUntrackedRelease(base);
+}
+
 CUdeviceptr Runtime::programPointer(CUdeviceptr raw) {
   std::lock_guard lock(mutex_);
   if (!metadata_ || tagOf(raw)) return raw;

@@ -63,6 +63,10 @@ class Runtime {
   CUresult free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream = nullptr,
                 bool streamOrdered = false);
 
+  // Addresses reserved for memory cucatch does not track (cuMemAddressReserve), and released.
+  void untrackedReserved(CUdeviceptr base, size_t size);
+  void untrackedReleased(CUdeviceptr base);
+
   // ---- launches --------------------------------------------------------------------------
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for
   // kernels of uninstrumented modules rewrites tagged pointer arguments into `scratch`; the

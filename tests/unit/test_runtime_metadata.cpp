@@ -87,6 +87,32 @@ TEST_CASE("one past the end maps to its own allocation; the granule after does n
   CHECK(m.deviceView(untag(q) + 1024).index == 0);
 }
 
+TEST_CASE("addresses reserved for untracked memory map to nothing, whatever lay there before", "[runtime]") {
+  // The driver gives a reservation (cuMemAddressReserve) the addresses of a freed cudaMalloc
+  // allocation it asks for (H200); the memory mapped there is not tracked, and an access
+  // through a raw pointer into it must not be checked against the freed allocation
+  // (ok_vmm_after_free: a use-after-free was reported in JIT mode).
+  Metadata m(MetadataConfig{.tags = false});
+  const uint64_t base = deviceAddress(0);
+  uint64_t p = m.onAllocate(base, 64 * kMB, MemoryKind::Device);
+  m.onFree(p);
+  REQUIRE(m.deviceView(base + kMB).verdict == abi::kMetaVerdictBad);
+  m.onUntrackedReserve(base, 64 * kMB);
+  for (uint64_t at : {base, base + kMB + 4, base + 64 * kMB - 4}) {
+    CHECK(m.deviceView(at).index == 0);
+    CHECK(m.deviceView(at).verdict == 0);
+  }
+  // An allocation right below the reservation: its extent past its end stops at it.
+  uint64_t below = m.onAllocate(base - 4096, 4096, MemoryKind::Device);
+  CHECK(m.deviceView(below + 4095).index != 0);
+  CHECK(m.deviceView(base).index == 0);
+  // Released, the addresses are an allocation's again.
+  m.onUntrackedRelease(base);
+  uint64_t again = m.onAllocate(base, 4096, MemoryKind::Device);
+  CHECK(m.deviceView(again).index == m.find(base)->bstIndex);
+  CHECK(m.deviceView(again).verdict == 0);
+}
+
 TEST_CASE("an allocation maps up to the driver's 512-byte block boundary, never over a live neighbour", "[runtime]") {
   // cudaMalloc places allocations on 512-byte boundaries and rounds sizes up to them (H100):
   // the rest of the last block is the allocation's, and a page of small allocations is exact
