@@ -366,6 +366,10 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
     e.state = abi::kBstFreed;
     setEntry(a.bstIndex, e);
     (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
+    // (Its pointers are raw, so nothing but the walk would find the entry: a device reading the
+    // host's pageable memory may read these addresses correctly from now on.)
+    if (pageableAccess_ && (a.kind == MemoryKind::HostRegistered || a.kind == MemoryKind::HostMapped))
+      shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
   }
   return r;
 }

@@ -143,6 +143,10 @@ class Metadata {
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
+  // A device of the process reads pageable host memory (HMM, ATS): host memory the program
+  // unregisters or frees is then memory kernels may go on reading, untracked, and malloc may
+  // hand its addresses out again. So a host allocation's mapping goes at its free, from now on.
+  void allowPageableAccess() { pageableAccess_ = true; }
   // Addresses the program reserved for memory cucatch does not track (the driver's virtual
   // memory management: cuMemAddressReserve), and their release. Nothing is mapped there: an
   // access through a raw pointer into them passes, also where a freed allocation lay before,
@@ -199,6 +203,7 @@ class Metadata {
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
+  bool pageableAccess_ = false;  // allowPageableAccess
   bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign
   std::mt19937_64 rng_;
   uint64_t nextId_ = 1;

@@ -151,6 +151,9 @@ bool Runtime::ensureDevice() {
   }
   CUdevice device = -1;
   d_.cuCtxGetDevice(&device, ctx);
+  int pageable = 0;
+  if (d_.cuDeviceGetAttribute(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device) == CUDA_SUCCESS && pageable)
+    metadata_->allowPageableAccess();
   // Whether it is the device's primary context: only if that one is active, and then by its
   // handle (retained and released again, which changes nothing while it is active).
   bool primary = false;

@@ -50,7 +50,9 @@
   "expect-tagged", "expect-raw", "also: with tags on") is left out, and any "// cucatch-jit-X"
   annotation is "// cucatch-X" for JIT mode only (such as "// cucatch-jit-env: CUCATCH_TAGS=1",
   "// cucatch-jit-expect-note: TEXT" or "// cucatch-jit-expect: clean");
-  "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs;
+  "// cucatch-needs-gpus: N" skips the program (exit 77, saying so) on a machine with fewer GPUs,
+  and a clean program whose plain build exits 77 is skipped (it says on stdout what the machine
+  lacks: ok_pageable_after_unregister, where the device cannot read pageable host memory);
   "// cucatch-expect-errors: N" wants exactly N (folded) reports and the program to run to its
   end (continue mode); "// cucatch-also: run the plain build under cucatch-run" checks that
   host-side errors are caught in a program cucatch-nvcc did not build; "// cucatch-also: with
@@ -188,6 +190,9 @@ def main():
 
     if words[0] == "clean":
         p = run(plain_cmd)
+        if p.returncode == 77:  # the program found the machine without what it needs
+            print(f"SKIPPED: {a.name}: {p.stdout.strip()}")
+            return 77
         c = run(checked_cmd, env=env)
         notes = [l[len("// cucatch-expect-note: "):] for l in text if l.startswith("// cucatch-expect-note: ")]
         for note in notes:

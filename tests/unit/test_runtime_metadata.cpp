@@ -113,6 +113,27 @@ TEST_CASE("addresses reserved for untracked memory map to nothing, whatever lay 
   CHECK(m.deviceView(again).verdict == 0);
 }
 
+TEST_CASE("where devices read pageable host memory, freed host memory maps to nothing", "[runtime]") {
+  // HMM or ATS (a Grace Hopper): a kernel may read host memory the program unregistered, or
+  // that malloc handed out again at a freed buffer's addresses (ok_pageable_after_unregister),
+  // through a raw pointer. Elsewhere the freed entry stays, so a kernel still using the
+  // buffer's device pointer is told it was freed.
+  for (bool pageable : {false, true}) {
+    Metadata m;
+    if (pageable) m.allowPageableAccess();
+    const uint64_t host = 0x7f1234560010ull;
+    for (MemoryKind kind : {MemoryKind::HostRegistered, MemoryKind::HostMapped}) {
+      const uint64_t at = host + (kind == MemoryKind::HostMapped ? 64 * kMB : 0);
+      uint64_t p = m.onAllocate(at, 8 * kMB, kind);
+      CHECK(p == at);  // (untagged: host code uses the same pointer)
+      REQUIRE(m.deviceView(at + kMB).index != 0);
+      m.onFree(p);
+      CHECK((m.deviceView(at + kMB).index == 0) == pageable);
+      CHECK((m.deviceView(at + 8 * kMB - 4).verdict == 0) == pageable);
+    }
+  }
+}
+
 TEST_CASE("an allocation maps up to the driver's 512-byte block boundary, never over a live neighbour", "[runtime]") {
   // cudaMalloc places allocations on 512-byte boundaries and rounds sizes up to them (H100):
   // the rest of the last block is the allocation's, and a page of small allocations is exact
