@@ -139,13 +139,13 @@ bool DeviceTables::tableMemory(CUdeviceptr& at, size_t bytes, const char* what) 
     return false;
   }
   // The program holds the rest of the device's memory. What needed this table is left
-  // unchecked (apply: the pages as unknown memory), and said once: it happens again at each
-  // allocation while the device stays full.
+  // unchecked (apply: the pages as unknown memory, for good), and said once: it happens again
+  // at each allocation while the device stays full.
   if (!outOfMemorySaid_) {
     outOfMemorySaid_ = true;
     writeStderr(fmt::format("cucatch: note: device {} has no memory left for cucatch's shadow map ({} bytes asked for; "
-                            "the program holds the rest): accesses through untagged pointers into some of the memory "
-                            "allocated while it stays full run unchecked (tagged pointers are checked as before)\n",
+                            "the program holds the rest): accesses through untagged pointers into the 2 MiB pages it "
+                            "could not update run unchecked from now on (tagged pointers are checked as before)\n",
                             device_, bytes));
   }
   return false;
@@ -234,7 +234,8 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
   std::vector<std::pair<uint64_t, unsigned>> fresh;  // pages that get a new table, and its granule
   for (uint64_t page : pages) {
     auto leaf = leaves_.find(page);
-    usable[page] = true;
+    usable[page] = !unknown_.count(page);
+    if (!usable[page]) continue;  // (unknown for good: below)
     if (leaf != leaves_.end() && leaf->second.shift <= aligned[page]) continue;  // as it is
     unsigned need = std::min(metadata.shadow().granuleShift(page), publishedShadow_.granuleShift(page));
     if (leaf != leaves_.end()) {
@@ -245,13 +246,16 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
       fresh.emplace_back(page, kCoarsestLeafShift);
     } else {
       usable[page] = pageEntry(page) != 0;  // (its entry: below, on cucatch's stream where ordered)
+      if (!usable[page]) unknown_.insert(page);  // (no directory: the device is full)
     }
   }
   std::vector<bool> made = makeLeaves(fresh);
   // A page whose new table could not be had (the device is full) would keep its old form, which
   // these writes leave stale: a walk could find a freed allocation, or another, where a new one
-  // now lies. So it becomes unknown memory (entry 0: every access passes) until a later update
-  // of it gets a table, made then from publishedShadow_, which takes these writes regardless.
+  // now lies. So it becomes unknown memory (entry 0: every access passes), and stays so: a
+  // table made for it later, from publishedShadow_, would hold the result of ordered writes
+  // still queued in a program's stream (skipped here, or sent into the table let go), which a
+  // kernel queued before them would meet early (a review's find).
   std::vector<uint64_t> unknown;
   for (size_t i = 0; i < fresh.size(); ++i) {
     usable[fresh[i].first] = made[i];
@@ -297,6 +301,7 @@ void DeviceTables::apply(const Metadata& metadata, const std::vector<uint32_t>& 
   }
   std::vector<Word> early;
   for (uint64_t page : unknown) {
+    unknown_.insert(page);
     leaves_.erase(page);
     if (CUdeviceptr entry = pageEntry(page)) early.push_back({entry, uniformEntry(0), true});
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/Driver.h"
@@ -97,6 +98,9 @@ class DeviceTables {
   // device is full: said once, as a note) or refuses (a warning).
   bool tableMemory(CUdeviceptr& at, size_t bytes, const char* what);
   bool outOfMemorySaid_ = false;
+  // Pages whose updates could not be made for want of device memory: entry 0 (unknown) from
+  // then on, for good (apply).
+  std::unordered_set<uint64_t> unknown_;
   // Deferred BST updates: copies from the staging ring on stream_.
   void copyEntries(const Metadata& metadata, const std::vector<uint32_t>& entries);
   // The 32- and 64-bit words (address, value) written in `stream`'s order, in one batch of

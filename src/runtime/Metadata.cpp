@@ -386,6 +386,9 @@ void Metadata::undoFree(uint64_t base) {
     setEntry(a.bstIndex, e);
     auto& q = a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_;
     q.erase(std::remove(q.begin(), q.end(), a.bstIndex), q.end());
+    // (onFree unmapped it where devices read pageable memory.)
+    if (pageableAccess_ && (a.kind == MemoryKind::HostRegistered || a.kind == MemoryKind::HostMapped))
+      shadow_.map(a.base, a.size, a.bstIndex);
   }
 }
 

@@ -503,7 +503,10 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
 
 void Runtime::untrackedReserved(CUdeviceptr base, size_t size) {
   std::lock_guard lock(mutex_);
-  // (An ordinary change: it reaches the device before the next launch.)
+  // (Made here where this is the first call cucatch sees in the context: PyTorch's expandable
+  // segments may reserve before anything is allocated, a review's find. An ordinary change: it
+  // reaches the device before the next launch.)
+  ensureDevice();
   if (metadata_) metadata_->onUntrackedReserve(base, size);
 }
 

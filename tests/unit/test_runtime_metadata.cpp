@@ -130,6 +130,11 @@ TEST_CASE("where devices read pageable host memory, freed host memory maps to no
       m.onFree(p);
       CHECK((m.deviceView(at + kMB).index == 0) == pageable);
       CHECK((m.deviceView(at + 8 * kMB - 4).verdict == 0) == pageable);
+      // The driver refused the free: the allocation is mapped again, live.
+      m.undoFree(p);
+      CHECK(m.deviceView(at + kMB).index != 0);
+      CHECK(m.deviceView(at + kMB).verdict == 0);
+      m.onFree(p);
     }
   }
 }
