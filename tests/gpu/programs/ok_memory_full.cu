@@ -1,6 +1,7 @@
 // cucatch-expect: clean
 // cucatch-expect-note: no memory left for cucatch's shadow map
 // cucatch-jit-expect-note: no memory left for cucatch's shadow map
+// cucatch-run-alone
 // The program takes the device's memory to the last allocation it can get, ending with small
 // allocations at pages of their own, and then uses the last of them: cucatch's own tables need
 // device memory for a page where allocations begin or end (docs/design.md, "Device memory"),
