@@ -308,12 +308,13 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     auto roundUp = [](uint64_t x, uint64_t to) { return (x + to - 1) & ~(to - 1); };  // (a power of two)
     uint64_t extentEnd = roundUp(base + size + padding, driverPlaced ? config_.extentAlign : ShadowMap::kGranule);
     // (Where nothing is mapped, or what is is not live; and never into a live allocation the
-    // shadow map does not hold, one the full table left untracked.)
+    // shadow map does not hold, one the full table left untracked, nor into a reservation.)
     uint64_t at = roundUp(base + size, ShadowMap::kGranule);
-    if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->first < extentEnd && next->second.live)
-      extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
-    if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end() && next->first < extentEnd)
-      extentEnd = std::max(at, next->first & ~(ShadowMap::kGranule - 1));
+    auto stopBefore = [&](uint64_t start) {
+      if (start < extentEnd) extentEnd = std::max(at, start & ~(ShadowMap::kGranule - 1));
+    };
+    if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->second.live) stopBefore(next->first);
+    if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end()) stopBefore(*next);
     auto place = [&](uint64_t from, uint64_t to) {
       if (from < to) shadow_.map(from, to - from, index);
     };
@@ -366,12 +367,15 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
     e.state = abi::kBstFreed;
     setEntry(a.bstIndex, e);
     (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
-    // (Its pointers are raw, so nothing but the walk would find the entry: a device reading the
-    // host's pageable memory may read these addresses correctly from now on.)
-    if (pageableAccess_ && (a.kind == MemoryKind::HostRegistered || a.kind == MemoryKind::HostMapped))
-      shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
+    if (unmappedWhenFreed(a)) shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
   }
   return r;
+}
+
+bool Metadata::unmappedWhenFreed(const Allocation& a) const {
+  // Its pointers are raw, so nothing but the walk would find its entry, freed; and a device
+  // reading the host's pageable memory may read these addresses correctly after the free.
+  return pageableAccess_ && (a.kind == MemoryKind::HostRegistered || a.kind == MemoryKind::HostMapped);
 }
 
 void Metadata::undoFree(uint64_t base) {
@@ -386,9 +390,7 @@ void Metadata::undoFree(uint64_t base) {
     setEntry(a.bstIndex, e);
     auto& q = a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_;
     q.erase(std::remove(q.begin(), q.end(), a.bstIndex), q.end());
-    // (onFree unmapped it where devices read pageable memory.)
-    if (pageableAccess_ && (a.kind == MemoryKind::HostRegistered || a.kind == MemoryKind::HostMapped))
-      shadow_.map(a.base, a.size, a.bstIndex);
+    if (unmappedWhenFreed(a)) shadow_.map(a.base, a.size, a.bstIndex);  // (onFree unmapped it)
   }
 }
 
@@ -398,7 +400,7 @@ void Metadata::onUntrackedReserve(uint64_t base, uint64_t size) {
   // (What a freed allocation, or a neighbour's extent, left mapped there goes: the driver hands
   // the addresses of a freed cudaMalloc allocation to a reservation that asks for them.)
   shadow_.map(base, size, 0);
-  untracked_[base] = size;
+  untracked_.insert(base);
 }
 
 void Metadata::onUntrackedRelease(uint64_t base) { untracked_.erase(untag(base)); }

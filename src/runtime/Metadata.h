@@ -188,6 +188,8 @@ class Metadata {
 
  private:
   uint32_t takeIndex(bool direct);
+  // Whether a free of `a` unmaps it (host memory, where devices read pageable memory).
+  bool unmappedWhenFreed(const Allocation& a) const;
   void setEntry(uint32_t index, const abi::BstEntry& e);
 
   MetadataConfig config_;
@@ -199,7 +201,7 @@ class Metadata {
   std::deque<std::multimap<uint64_t, Allocation>::iterator> replacedOrder_;  // oldest first, bounded
   std::unordered_map<uint64_t, uint64_t> idToBase_;
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
-  std::map<uint64_t, uint64_t> untracked_;                 // reserved ranges (onUntrackedReserve): base -> size
+  std::set<uint64_t> untracked_;                           // bases of reserved ranges (onUntrackedReserve)
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
