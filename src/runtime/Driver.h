@@ -22,7 +22,7 @@ struct Driver {
   X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuModuleLoadData) X(cuLibraryLoadData) X(cuLinkAddData) \
   X(cuLinkCreate) X(cuLinkComplete) X(cuLinkDestroy) X(cuModuleUnload) X(cuModuleGetFunction) \
   X(cuLibraryGetModule) X(cuLibraryUnload) X(cuDeviceGetCount) X(cuStreamBatchMemOp) X(cuCtxGetLimit) \
-  X(cuCtxSetLimit) X(cuFuncSetAttribute)
+  X(cuCtxSetLimit) X(cuFuncSetAttribute) X(cuMemGetAddressRange)
 #define CUCATCH_DECLARE(name) decltype(&::name) name = nullptr;
   CUCATCH_DRIVER_FUNCTIONS(CUCATCH_DECLARE)
 #undef CUCATCH_DECLARE

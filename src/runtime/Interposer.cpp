@@ -870,13 +870,23 @@ CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
   }
   return r;
 }
+// A graph's own allocation (a memory allocation node) is untracked memory at addresses the
+// driver chose when the node was made (below, with IPC: "memory of another process or API").
+template <class Params>  // (CUDA_MEM_ALLOC_NODE_PARAMS, or its _v2 in CUgraphNodeParams)
+CUresult graphAllocated(CUresult r, const Params& params) {
+  if (r == CUDA_SUCCESS) rt().untrackedReserved(params.dptr, params.bytesize);
+  return r;
+}
+CUresult graphNodeAdded(CUresult r, const CUgraphNodeParams* p) {
+  return p && p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ? graphAllocated(r, p->alloc) : r;
+}
 HOOK_SINCE(cuGraphAddNode, 12030)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
                                   const CUgraphEdgeData* edges, size_t n, CUgraphNodeParams* p) {
-  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, edges, n, c); });
+  return graphNodeAdded(withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, edges, n, c); }), p);
 }};
 HOOK_BEFORE(cuGraphAddNode, 12030, CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, size_t, CUgraphNodeParams*))(
     Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n, CUgraphNodeParams* p) {
-  return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, n, c); });
+  return graphNodeAdded(withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, graph, deps, n, c); }), p);
 }};
 HOOK_SINCE(cuGraphNodeSetParams, 12020)(Fn real, CUgraphNode node, CUgraphNodeParams* p) {
   return withStrippedNode(p, [&](CUgraphNodeParams* c) { return real(node, c); });
@@ -974,7 +984,6 @@ HOOK_SINCE(cuMemDiscardAndPrefetchBatchAsync, 13000)(Fn real, CUdeviceptr* dptrs
 HOOK_SINCE(cuMemPoolExportPointer, 11020)(Fn real, CUmemPoolPtrExportData* out, CUdeviceptr p) {
   return real(out, strip(p));
 }};
-HOOK(cuIpcCloseMemHandle)(Fn real, CUdeviceptr p) { return real(strip(p)); }};
 HOOK_SINCE(cuMemGetHandleForAddressRange, 11070)(Fn real, void* handle, CUdeviceptr p, size_t n,
                                                  CUmemRangeHandleType type, unsigned long long flags) {
   return real(handle, strip(p), n, type, flags);
@@ -1015,6 +1024,45 @@ HOOK(cuMemAddressFree)(Fn real, CUdeviceptr ptr, size_t size) {
   CUresult r = real(strip(ptr), size);
   if (r == CUDA_SUCCESS) rt().untrackedReleased(ptr);
   return rt().after(r);
+}};
+
+// ---- memory of another process or API, and a graph's own: not tracked, its addresses known ---------
+// As for reservations: the driver maps it where it likes, also where this process freed an
+// allocation (an IPC handle opened after a free: ok_ipc_after_free), so nothing is mapped in
+// the shadow map there. Freed by cuMemFree or cuMemFreeAsync where that is how the API releases
+// it (an imported pool pointer, an external buffer): Runtime::free leaves those to the driver.
+
+HOOK(cuIpcOpenMemHandle)(Fn real, CUdeviceptr* p, CUipcMemHandle handle, unsigned flags) {
+  CUresult r = real(p, handle, flags);
+  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p);
+  return rt().after(r);
+}};
+HOOK(cuIpcCloseMemHandle)(Fn real, CUdeviceptr p) {
+  // (The driver counts opens of one handle; the range stays mapped to nothing past the first
+  // close, and the next allocation there ends it: Metadata::onAllocate.)
+  CUresult r = real(strip(p));
+  if (r == CUDA_SUCCESS) rt().untrackedReleased(p);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuMemPoolImportPointer, 11020)(Fn real, CUdeviceptr* p, CUmemoryPool pool, CUmemPoolPtrExportData* data) {
+  CUresult r = real(p, pool, data);
+  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p);
+  return rt().after(r);
+}};
+HOOK(cuExternalMemoryGetMappedBuffer)(Fn real, CUdeviceptr* p, CUexternalMemory memory,
+                                      const CUDA_EXTERNAL_MEMORY_BUFFER_DESC* desc) {
+  CUresult r = real(p, memory, desc);
+  if (r == CUDA_SUCCESS) rt().untrackedReserved(*p, desc->size);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuGraphicsResourceGetMappedPointer, 3020)(Fn real, CUdeviceptr* p, size_t* size, CUgraphicsResource resource) {
+  CUresult r = real(p, size, resource);
+  if (r == CUDA_SUCCESS && p) size ? rt().untrackedReserved(*p, *size) : rt().untrackedMapped(*p);
+  return rt().after(r);
+}};
+HOOK_SINCE(cuGraphAddMemAllocNode, 11040)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
+                                          CUDA_MEM_ALLOC_NODE_PARAMS* params) {
+  return rt().after(graphAllocated(real(node, graph, deps, n, params), *params));
 }};
 
 // ---- host memory the device reads: tracked, untagged (host code uses the same pointer) -------------
@@ -1066,7 +1114,8 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemPoolExportPointer) X(cuIpcCloseMemHandle) X(cuMemGetHandleForAddressRange)                   \
   X(cuMulticastBindAddr) X(cuTexRefSetAddress) X(cuTexRefSetAddress2D) X(cuTensorMapEncodeIm2colWide)  \
   X(cuMemHostRegister) X(cuMemHostUnregister) X(cuLaunchCooperativeKernelMultiDevice)              \
-  X(cuMemAddressReserve) X(cuMemAddressFree)                                                          \
+  X(cuMemAddressReserve) X(cuMemAddressFree) X(cuIpcOpenMemHandle) X(cuMemPoolImportPointer)         \
+  X(cuExternalMemoryGetMappedBuffer) X(cuGraphicsResourceGetMappedPointer) X(cuGraphAddMemAllocNode)  \
   X(cuCtxDestroy) X(cuDevicePrimaryCtxReset) X(cuDevicePrimaryCtxRelease) X(cuCtxSetLimit) X(cuCtxGetLimit) \
   X(cuEventRecord) X(cuEventRecordWithFlags) X(cuStreamWaitEvent) X(cuLaunchHostFunc) X(cuStreamAddCallback) \
   X(cuStreamBeginCapture) X(cuStreamBeginCapture_old) X(cuStreamBeginCaptureToGraph) X(cuStreamEndCapture) \

@@ -256,6 +256,12 @@ uint32_t Metadata::takeIndex(bool direct) {
 
 uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw) {
   base = untag(base);
+  // Addresses the driver gives an allocation are no untracked memory's any more: the program
+  // released that by a call cucatch does not see (a graph's destruction, an unmapped graphics
+  // resource), or its range was recorded larger than it was.
+  auto untracked = untracked_.upper_bound(base);
+  if (untracked != untracked_.begin() && std::prev(untracked)->first + std::prev(untracked)->second > base) --untracked;
+  while (untracked != untracked_.end() && untracked->first < base + size) untracked = untracked_.erase(untracked);
   // Host code reads managed, host-mapped and host-registered memory through the same pointer:
   // never tagged.
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
@@ -314,7 +320,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
       if (start < extentEnd) extentEnd = std::max(at, start & ~(ShadowMap::kGranule - 1));
     };
     if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->second.live) stopBefore(next->first);
-    if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end()) stopBefore(*next);
+    if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end()) stopBefore(next->first);
     auto place = [&](uint64_t from, uint64_t to) {
       if (from < to) shadow_.map(from, to - from, index);
     };
@@ -398,12 +404,22 @@ void Metadata::onUntrackedReserve(uint64_t base, uint64_t size) {
   base = untag(base);
   if (size == 0) return;
   // (What a freed allocation, or a neighbour's extent, left mapped there goes: the driver hands
-  // the addresses of a freed cudaMalloc allocation to a reservation that asks for them.)
+  // the addresses of a freed cudaMalloc allocation to a reservation that asks for them, and
+  // another process's memory opened by IPC to the addresses this one freed.)
   shadow_.map(base, size, 0);
-  untracked_.insert(base);
+  untracked_[base] = size;
 }
 
 void Metadata::onUntrackedRelease(uint64_t base) { untracked_.erase(untag(base)); }
+
+std::map<uint64_t, uint64_t>::const_iterator Metadata::untrackedRangeAt(uint64_t address) const {
+  auto it = untracked_.upper_bound(address);
+  if (it == untracked_.begin()) return untracked_.end();
+  --it;
+  return address - it->first < it->second ? it : untracked_.end();
+}
+
+bool Metadata::untrackedAt(uint64_t address) const { return untrackedRangeAt(untag(address)) != untracked_.end(); }
 
 const Allocation* Metadata::find(uint64_t address) const {
   address = untag(address);

@@ -147,12 +147,16 @@ class Metadata {
   // unregisters or frees is then memory kernels may go on reading, untracked, and malloc may
   // hand its addresses out again. So a host allocation's mapping goes at its free, from now on.
   void allowPageableAccess() { pageableAccess_ = true; }
-  // Addresses the program reserved for memory cucatch does not track (the driver's virtual
-  // memory management: cuMemAddressReserve), and their release. Nothing is mapped there: an
-  // access through a raw pointer into them passes, also where a freed allocation lay before,
-  // and no allocation's extent past its end reaches into them.
+  // Addresses of memory cucatch does not track (reserved by the driver's virtual memory
+  // management, cuMemAddressReserve; mapped from another process, another API or a graph's
+  // own allocation), and their release. Nothing is mapped there: an access through a raw
+  // pointer into them passes, also where a freed allocation lay before, and no allocation's
+  // extent past its end reaches into them. An allocation the driver makes there later ends
+  // such a range (the program released it by a call cucatch does not see).
   void onUntrackedReserve(uint64_t base, uint64_t size);
   void onUntrackedRelease(uint64_t base);
+  // Whether `address` (possibly tagged) lies in such a range.
+  bool untrackedAt(uint64_t address) const;
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
@@ -201,7 +205,9 @@ class Metadata {
   std::deque<std::multimap<uint64_t, Allocation>::iterator> replacedOrder_;  // oldest first, bounded
   std::unordered_map<uint64_t, uint64_t> idToBase_;
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
-  std::set<uint64_t> untracked_;                           // bases of reserved ranges (onUntrackedReserve)
+  // The untracked range that holds the untagged `address`, or untracked_.end().
+  std::map<uint64_t, uint64_t>::const_iterator untrackedRangeAt(uint64_t address) const;
+  std::map<uint64_t, uint64_t> untracked_;                 // base -> size of untracked ranges (onUntrackedReserve)
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused

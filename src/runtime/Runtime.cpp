@@ -510,6 +510,13 @@ void Runtime::untrackedReserved(CUdeviceptr base, size_t size) {
   if (metadata_) metadata_->onUntrackedReserve(base, size);
 }
 
+void Runtime::untrackedMapped(CUdeviceptr pointer) {
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (d_.check(d_.cuMemGetAddressRange(&base, &size, pointer), "cuMemGetAddressRange of untracked memory") == CUDA_SUCCESS)
+    untrackedReserved(base, size);
+}
+
 void Runtime::untrackedReleased(CUdeviceptr base) {
   std::lock_guard lock(mutex_);
   if (metadata_) metadata_->onUntrackedRelease(base);
@@ -533,6 +540,13 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   std::lock_guard lock(mutex_);
   CUdeviceptr real = strip(pointer);
   if (!metadata_ || pointer == 0) return realFree(real);
+  // Memory cucatch does not track (another process's, imported from a pool, mapped from another
+  // API), where a freed allocation may have lain (ok_ipc_after_free): the driver decides.
+  if (metadata_->untrackedAt(real)) {
+    CUresult r = realFree(real);
+    if (r == CUDA_SUCCESS) metadata_->onUntrackedRelease(real);
+    return r;
+  }
   // A pointer cucatch never saw anything about may come from elsewhere (another context, an
   // allocator it does not track): the driver decides.
   const Allocation* known = metadata_->find(real);

@@ -63,8 +63,12 @@ class Runtime {
   CUresult free(CUdeviceptr pointer, const std::function<CUresult(CUdeviceptr)>& realFree, CUstream stream = nullptr,
                 bool streamOrdered = false);
 
-  // Addresses reserved for memory cucatch does not track (cuMemAddressReserve), and released.
+  // Addresses of memory cucatch does not track (reserved by cuMemAddressReserve; mapped from
+  // another process, another API or for a graph's own allocation), and their release
+  // (Metadata::onUntrackedReserve). untrackedMapped asks the driver for the range that holds
+  // `pointer`. A free of a pointer into such a range is the driver's to judge (Runtime::free).
   void untrackedReserved(CUdeviceptr base, size_t size);
+  void untrackedMapped(CUdeviceptr pointer);
   void untrackedReleased(CUdeviceptr base);
 
   // ---- launches --------------------------------------------------------------------------

@@ -113,6 +113,41 @@ TEST_CASE("addresses reserved for untracked memory map to nothing, whatever lay 
   CHECK(m.deviceView(again).verdict == 0);
 }
 
+TEST_CASE("untracked memory at a freed allocation's addresses is not that allocation, until one is made there", "[runtime]") {
+  // Another process's buffer opened by IPC landed where this process had freed a 4 MiB
+  // cudaMalloc buffer (H200, ok_ipc_after_free): its kernels' correct accesses were reported as
+  // a use-after-free, and a cudaFree of an imported pool pointer there would have been a double
+  // free. Runtime::free asks untrackedAt and leaves such a free to the driver.
+  Metadata m;
+  const uint64_t base = deviceAddress(0), size = 4 * kMB;
+  uint64_t p = m.onAllocate(base, size, MemoryKind::Device);
+  m.onFree(p);
+  CHECK_FALSE(m.untrackedAt(base));
+  m.onUntrackedReserve(base, size);
+  CHECK(m.deviceView(base + 33024).index == 0);
+  CHECK(m.deviceView(base + 33024).verdict == 0);
+  CHECK(m.untrackedAt(base));
+  CHECK(m.untrackedAt(withTag(base + size - 1, 7)));
+  CHECK_FALSE(m.untrackedAt(base + size));
+  CHECK_FALSE(m.untrackedAt(base - 1));
+  // Its release is by a call cucatch may not see (a graph destroyed): the driver placing an
+  // allocation there ends the range, which must not then hide that allocation's frees.
+  uint64_t again = m.onAllocate(base + kMB, kMB, MemoryKind::Device);
+  CHECK_FALSE(m.untrackedAt(base));
+  CHECK_FALSE(m.untrackedAt(base + kMB));
+  CHECK(m.deviceView(untag(again)).index == m.find(base + kMB)->bstIndex);
+  CHECK(m.onFree(again).status == FreeStatus::Ok);
+  // Two ranges: an allocation overlapping the end of the first and the start of the second
+  // ends both; one below both ends neither.
+  m.onUntrackedReserve(base + 8 * kMB, 2 * kMB);
+  m.onUntrackedReserve(base + 10 * kMB, 2 * kMB);
+  m.onAllocate(base + 6 * kMB, 2 * kMB, MemoryKind::Device);
+  CHECK(m.untrackedAt(base + 8 * kMB));
+  m.onAllocate(base + 9 * kMB, 2 * kMB, MemoryKind::Device);
+  CHECK_FALSE(m.untrackedAt(base + 8 * kMB));
+  CHECK_FALSE(m.untrackedAt(base + 11 * kMB));
+}
+
 TEST_CASE("where devices read pageable host memory, freed host memory maps to nothing", "[runtime]") {
   // HMM or ATS (a Grace Hopper): a kernel may read host memory the program unregistered, or
   // that malloc handed out again at a freed buffer's addresses (ok_pageable_after_unregister),
