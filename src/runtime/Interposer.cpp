@@ -872,13 +872,15 @@ CUresult withStrippedNode(CUgraphNodeParams* p, Call call) {
 }
 // A graph's own allocation (a memory allocation node) is untracked memory at addresses the
 // driver chose when the node was made (below, with IPC: "memory of another process or API").
+// Its frees outside the graph (cudaFreeAsync before the next launch) leave the range: the
+// graph's next launch allocates at the same addresses.
 template <class Params>  // (CUDA_MEM_ALLOC_NODE_PARAMS, or its _v2 in CUgraphNodeParams)
-CUresult graphAllocated(CUresult r, const Params& params) {
-  if (r == CUDA_SUCCESS) rt().untrackedReserved(params.dptr, params.bytesize);
+CUresult graphAllocated(CUresult r, const Params* params) {
+  if (r == CUDA_SUCCESS && params) rt().untrackedReserved(params->dptr, params->bytesize);
   return r;
 }
 CUresult graphNodeAdded(CUresult r, const CUgraphNodeParams* p) {
-  return p && p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ? graphAllocated(r, p->alloc) : r;
+  return p && p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ? graphAllocated(r, &p->alloc) : r;
 }
 HOOK_SINCE(cuGraphAddNode, 12030)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps,
                                   const CUgraphEdgeData* edges, size_t n, CUgraphNodeParams* p) {
@@ -1029,40 +1031,40 @@ HOOK(cuMemAddressFree)(Fn real, CUdeviceptr ptr, size_t size) {
 // ---- memory of another process or API, and a graph's own: not tracked, its addresses known ---------
 // As for reservations: the driver maps it where it likes, also where this process freed an
 // allocation (an IPC handle opened after a free: ok_ipc_after_free), so nothing is mapped in
-// the shadow map there. Freed by cuMemFree or cuMemFreeAsync where that is how the API releases
-// it (an imported pool pointer, an external buffer): Runtime::free leaves those to the driver.
+// the shadow map there. Runtime::free leaves a free of such memory to the driver; where that is
+// how the API releases it (an imported pool pointer, an external buffer), the range ends.
 
 HOOK(cuIpcOpenMemHandle)(Fn real, CUdeviceptr* p, CUipcMemHandle handle, unsigned flags) {
   CUresult r = real(p, handle, flags);
-  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p);
+  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p, false);
   return rt().after(r);
 }};
 HOOK(cuIpcCloseMemHandle)(Fn real, CUdeviceptr p) {
-  // (The driver counts opens of one handle; the range stays mapped to nothing past the first
-  // close, and the next allocation there ends it: Metadata::onAllocate.)
+  // (The driver counts opens of one handle: past the first close, the range is no longer
+  // recorded, and stays mapped to nothing until an allocation is made there.)
   CUresult r = real(strip(p));
   if (r == CUDA_SUCCESS) rt().untrackedReleased(p);
   return rt().after(r);
 }};
 HOOK_SINCE(cuMemPoolImportPointer, 11020)(Fn real, CUdeviceptr* p, CUmemoryPool pool, CUmemPoolPtrExportData* data) {
   CUresult r = real(p, pool, data);
-  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p);
+  if (r == CUDA_SUCCESS) rt().untrackedMapped(*p, true);
   return rt().after(r);
 }};
 HOOK(cuExternalMemoryGetMappedBuffer)(Fn real, CUdeviceptr* p, CUexternalMemory memory,
                                       const CUDA_EXTERNAL_MEMORY_BUFFER_DESC* desc) {
   CUresult r = real(p, memory, desc);
-  if (r == CUDA_SUCCESS) rt().untrackedReserved(*p, desc->size);
+  if (r == CUDA_SUCCESS) rt().untrackedReserved(*p, desc->size, true);
   return rt().after(r);
 }};
 HOOK_SINCE(cuGraphicsResourceGetMappedPointer, 3020)(Fn real, CUdeviceptr* p, size_t* size, CUgraphicsResource resource) {
   CUresult r = real(p, size, resource);
-  if (r == CUDA_SUCCESS && p) size ? rt().untrackedReserved(*p, *size) : rt().untrackedMapped(*p);
+  if (r == CUDA_SUCCESS && p) size ? rt().untrackedReserved(*p, *size) : rt().untrackedMapped(*p, false);
   return rt().after(r);
 }};
 HOOK_SINCE(cuGraphAddMemAllocNode, 11040)(Fn real, CUgraphNode* node, CUgraph graph, const CUgraphNode* deps, size_t n,
                                           CUDA_MEM_ALLOC_NODE_PARAMS* params) {
-  return rt().after(graphAllocated(real(node, graph, deps, n, params), *params));
+  return rt().after(graphAllocated(real(node, graph, deps, n, params), params));
 }};
 
 // ---- host memory the device reads: tracked, untagged (host code uses the same pointer) -------------

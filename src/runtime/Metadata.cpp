@@ -257,11 +257,9 @@ uint32_t Metadata::takeIndex(bool direct) {
 uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw) {
   base = untag(base);
   // Addresses the driver gives an allocation are no untracked memory's any more: the program
-  // released that by a call cucatch does not see (a graph's destruction, an unmapped graphics
-  // resource), or its range was recorded larger than it was.
-  auto untracked = untracked_.upper_bound(base);
-  if (untracked != untracked_.begin() && std::prev(untracked)->first + std::prev(untracked)->second > base) --untracked;
-  while (untracked != untracked_.end() && untracked->first < base + size) untracked = untracked_.erase(untracked);
+  // released that by a call cucatch does not see (a graph's destruction; a graphics resource
+  // unmapped, for which cucatch does not keep the range it had).
+  endUntrackedOverlapping(base, size);
   // Host code reads managed, host-mapped and host-registered memory through the same pointer:
   // never tagged.
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
@@ -400,26 +398,38 @@ void Metadata::undoFree(uint64_t base) {
   }
 }
 
-void Metadata::onUntrackedReserve(uint64_t base, uint64_t size) {
+void Metadata::onUntrackedReserve(uint64_t base, uint64_t size, bool endsAtFree) {
   base = untag(base);
   if (size == 0) return;
   // (What a freed allocation, or a neighbour's extent, left mapped there goes: the driver hands
   // the addresses of a freed cudaMalloc allocation to a reservation that asks for them, and
   // another process's memory opened by IPC to the addresses this one freed.)
   shadow_.map(base, size, 0);
-  untracked_[base] = size;
+  endUntrackedOverlapping(base, size);
+  untracked_[base] = UntrackedRange{size, endsAtFree};
 }
 
-void Metadata::onUntrackedRelease(uint64_t base) { untracked_.erase(untag(base)); }
+void Metadata::onUntrackedRelease(uint64_t address) {
+  if (auto it = untrackedRangeAt(untag(address)); it != untracked_.end()) untracked_.erase(it);
+}
 
-std::map<uint64_t, uint64_t>::const_iterator Metadata::untrackedRangeAt(uint64_t address) const {
+std::map<uint64_t, Metadata::UntrackedRange>::const_iterator Metadata::untrackedRangeAt(uint64_t address) const {
   auto it = untracked_.upper_bound(address);
   if (it == untracked_.begin()) return untracked_.end();
   --it;
-  return address - it->first < it->second ? it : untracked_.end();
+  return address - it->first < it->second.size ? it : untracked_.end();
 }
 
-bool Metadata::untrackedAt(uint64_t address) const { return untrackedRangeAt(untag(address)) != untracked_.end(); }
+void Metadata::endUntrackedOverlapping(uint64_t base, uint64_t size) {
+  auto it = untracked_.upper_bound(base);
+  if (it != untracked_.begin() && std::prev(it)->first + std::prev(it)->second.size > base) --it;
+  while (it != untracked_.end() && it->first < base + size) it = untracked_.erase(it);
+}
+
+const Metadata::UntrackedRange* Metadata::untrackedAt(uint64_t address) const {
+  auto it = untrackedRangeAt(untag(address));
+  return it == untracked_.end() ? nullptr : &it->second;
+}
 
 const Allocation* Metadata::find(uint64_t address) const {
   address = untag(address);

@@ -151,12 +151,20 @@ class Metadata {
   // management, cuMemAddressReserve; mapped from another process, another API or a graph's
   // own allocation), and their release. Nothing is mapped there: an access through a raw
   // pointer into them passes, also where a freed allocation lay before, and no allocation's
-  // extent past its end reaches into them. An allocation the driver makes there later ends
-  // such a range (the program released it by a call cucatch does not see).
-  void onUntrackedReserve(uint64_t base, uint64_t size);
-  void onUntrackedRelease(uint64_t base);
-  // Whether `address` (possibly tagged) lies in such a range.
-  bool untrackedAt(uint64_t address) const;
+  // extent past its end reaches into them. Ranges do not overlap: one made, or an allocation
+  // the driver makes, where others lay ends those (the program released them by a call cucatch
+  // does not see: a graph destroyed). `endsAtFree`: a cuMemFree of it releases it too (an
+  // imported pool pointer, an external buffer; not a graph's allocation, which a free outside
+  // the graph leaves to the graph's next launch at the same addresses).
+  struct UntrackedRange {
+    uint64_t size = 0;
+    bool endsAtFree = false;
+  };
+  void onUntrackedReserve(uint64_t base, uint64_t size, bool endsAtFree = false);
+  // The range that holds `address` ends.
+  void onUntrackedRelease(uint64_t address);
+  // The range that holds `address` (possibly tagged), or nullptr.
+  const UntrackedRange* untrackedAt(uint64_t address) const;
 
   // The allocation an untagged address falls in (live, or freed and not yet reused).
   const Allocation* find(uint64_t address) const;
@@ -206,8 +214,10 @@ class Metadata {
   std::unordered_map<uint64_t, uint64_t> idToBase_;
   std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   // The untracked range that holds the untagged `address`, or untracked_.end().
-  std::map<uint64_t, uint64_t>::const_iterator untrackedRangeAt(uint64_t address) const;
-  std::map<uint64_t, uint64_t> untracked_;                 // base -> size of untracked ranges (onUntrackedReserve)
+  std::map<uint64_t, UntrackedRange>::const_iterator untrackedRangeAt(uint64_t address) const;
+  // Ends every untracked range that overlaps [base, base + size).
+  void endUntrackedOverlapping(uint64_t base, uint64_t size);
+  std::map<uint64_t, UntrackedRange> untracked_;           // by base (onUntrackedReserve)
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused

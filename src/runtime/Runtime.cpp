@@ -501,25 +501,25 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   return p;
 }
 
-void Runtime::untrackedReserved(CUdeviceptr base, size_t size) {
+void Runtime::untrackedReserved(CUdeviceptr base, size_t size, bool endsAtFree) {
   std::lock_guard lock(mutex_);
   // (Made here where this is the first call cucatch sees in the context: PyTorch's expandable
   // segments may reserve before anything is allocated, a review's find. An ordinary change: it
   // reaches the device before the next launch.)
   ensureDevice();
-  if (metadata_) metadata_->onUntrackedReserve(base, size);
+  if (metadata_) metadata_->onUntrackedReserve(base, size, endsAtFree);
 }
 
-void Runtime::untrackedMapped(CUdeviceptr pointer) {
+void Runtime::untrackedMapped(CUdeviceptr pointer, bool endsAtFree) {
   CUdeviceptr base = 0;
   size_t size = 0;
   if (d_.check(d_.cuMemGetAddressRange(&base, &size, pointer), "cuMemGetAddressRange of untracked memory") == CUDA_SUCCESS)
-    untrackedReserved(base, size);
+    untrackedReserved(base, size, endsAtFree);
 }
 
-void Runtime::untrackedReleased(CUdeviceptr base) {
+void Runtime::untrackedReleased(CUdeviceptr pointer) {
   std::lock_guard lock(mutex_);
-  if (metadata_) metadata_->onUntrackedRelease(base);
+  if (metadata_) metadata_->onUntrackedRelease(pointer);
 }
 
 CUdeviceptr Runtime::programPointer(CUdeviceptr raw) {
@@ -540,11 +540,14 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   std::lock_guard lock(mutex_);
   CUdeviceptr real = strip(pointer);
   if (!metadata_ || pointer == 0) return realFree(real);
-  // Memory cucatch does not track (another process's, imported from a pool, mapped from another
-  // API), where a freed allocation may have lain (ok_ipc_after_free): the driver decides.
-  if (metadata_->untrackedAt(real)) {
+  // Memory cucatch does not track (imported from another process's pool, mapped from another
+  // API, a graph's own), where a freed allocation may have lain (ok_ipc_after_free): the driver
+  // decides. Not for a tagged pointer: that is a stale one to the freed allocation (the memory
+  // there is never tagged), whose free again is a double free.
+  if (const auto* range = tagOf(pointer) ? nullptr : metadata_->untrackedAt(real)) {
+    const bool ends = range->endsAtFree;
     CUresult r = realFree(real);
-    if (r == CUDA_SUCCESS) metadata_->onUntrackedRelease(real);
+    if (r == CUDA_SUCCESS && ends) metadata_->onUntrackedRelease(real);
     return r;
   }
   // A pointer cucatch never saw anything about may come from elsewhere (another context, an

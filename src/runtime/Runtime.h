@@ -65,11 +65,12 @@ class Runtime {
 
   // Addresses of memory cucatch does not track (reserved by cuMemAddressReserve; mapped from
   // another process, another API or for a graph's own allocation), and their release
-  // (Metadata::onUntrackedReserve). untrackedMapped asks the driver for the range that holds
-  // `pointer`. A free of a pointer into such a range is the driver's to judge (Runtime::free).
-  void untrackedReserved(CUdeviceptr base, size_t size);
-  void untrackedMapped(CUdeviceptr pointer);
-  void untrackedReleased(CUdeviceptr base);
+  // (Metadata::onUntrackedReserve; `endsAtFree`: a cuMemFree releases it). untrackedMapped asks
+  // the driver for the range that holds `pointer`. A free of an untagged pointer into such a
+  // range is the driver's to judge (Runtime::free).
+  void untrackedReserved(CUdeviceptr base, size_t size, bool endsAtFree = false);
+  void untrackedMapped(CUdeviceptr pointer, bool endsAtFree);
+  void untrackedReleased(CUdeviceptr pointer);
 
   // ---- launches --------------------------------------------------------------------------
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for

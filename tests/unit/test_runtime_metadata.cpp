@@ -148,6 +148,28 @@ TEST_CASE("untracked memory at a freed allocation's addresses is not that alloca
   CHECK_FALSE(m.untrackedAt(base + 11 * kMB));
 }
 
+TEST_CASE("untracked ranges never overlap, and end by any address in them", "[runtime]") {
+  // A review's find: a range left recorded (a graph destroyed) under a newer one inside it
+  // came back into view when the newer one was released, over a live allocation made between
+  // them, whose frees would then have gone to the driver unseen.
+  Metadata m;
+  const uint64_t base = deviceAddress(0);
+  m.onUntrackedReserve(base, 16 * kMB);
+  m.onUntrackedReserve(base + 2 * kMB, 2 * kMB, true);
+  CHECK_FALSE(m.untrackedAt(base));  // the older range ended
+  REQUIRE(m.untrackedAt(base + 3 * kMB));
+  CHECK(m.untrackedAt(base + 3 * kMB)->endsAtFree);
+  uint64_t live = m.onAllocate(base + 8 * kMB, kMB, MemoryKind::Device);
+  m.onUntrackedRelease(base + 2 * kMB + 4096);  // (an address inside it)
+  CHECK_FALSE(m.untrackedAt(base + 2 * kMB));
+  CHECK_FALSE(m.untrackedAt(live));
+  CHECK(m.onFree(live).status == FreeStatus::Ok);
+  // A graph's allocation: a free outside the graph does not end it (Runtime::free asks).
+  m.onUntrackedReserve(base + 32 * kMB, kMB);
+  REQUIRE(m.untrackedAt(base + 32 * kMB));
+  CHECK_FALSE(m.untrackedAt(base + 32 * kMB)->endsAtFree);
+}
+
 TEST_CASE("where devices read pageable host memory, freed host memory maps to nothing", "[runtime]") {
   // HMM or ATS (a Grace Hopper): a kernel may read host memory the program unregistered, or
   // that malloc handed out again at a freed buffer's addresses (ok_pageable_after_unregister),

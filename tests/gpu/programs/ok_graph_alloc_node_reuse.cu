@@ -2,7 +2,10 @@
 // A graph's own allocation (cudaGraphAddMemAllocNode: memory cucatch does not track) used by
 // the graph's kernel, made after the program freed a stream-ordered allocation of the same size
 // and trimmed the pool, so that the graph's memory may lie where the freed one did (stderr says
-// whether it did). Nothing about the freed allocation may be said of the graph's memory.
+// whether it did). Nothing about the freed allocation may be said of the graph's memory. Then a
+// graph whose allocation is freed outside it (cudaFreeAsync after each launch, as the CUDA
+// programming guide allows): the next launch allocates at the same addresses again, so each
+// free goes to the driver.
 #include "common.h"
 
 __global__ void fill(int* p, size_t n, int v) {
@@ -72,6 +75,31 @@ int main() {
     CHECK(cudaStreamSynchronize(s));
     std::printf("graph round %d: %llu\n", round, host);
   }
+  // An allocation the graph leaves to the program to free.
+  cudaGraph_t kept;
+  CHECK(cudaGraphCreate(&kept, 0));
+  cudaGraphNode_t keptAlloc, keptFill;
+  alloc.dptr = nullptr;
+  CHECK(cudaGraphAddMemAllocNode(&keptAlloc, kept, nullptr, 0, &alloc));
+  int* left = static_cast<int*>(alloc.dptr);
+  v = 3;
+  void* keptArgs[] = {&left, &count, &v};
+  k.func = reinterpret_cast<void*>(fill);
+  k.kernelParams = keptArgs;
+  CHECK(cudaGraphAddKernelNode(&keptFill, kept, &keptAlloc, 1, &k));
+  cudaGraphExec_t keptExec;
+  CHECK(cudaGraphInstantiate(&keptExec, kept, 0));
+  for (int round = 0; round < 3; ++round) {
+    CHECK(cudaMemsetAsync(total, 0, sizeof *total, s));
+    CHECK(cudaGraphLaunch(keptExec, s));
+    sum<<<256, 256, 0, s>>>(left, n, total);
+    CHECK(cudaMemcpyAsync(&host, total, sizeof host, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaFreeAsync(left, s));
+    CHECK(cudaStreamSynchronize(s));
+    std::printf("kept graph round %d: %llu\n", round, host);
+  }
+  CHECK(cudaGraphExecDestroy(keptExec));
+  CHECK(cudaGraphDestroy(kept));
   // (Under cucatch-nvcc the freed pointer carries a tag in its top byte.)
   std::fprintf(stderr, "the graph's allocation at %p, the freed one at %p\n", static_cast<void*>(mine),
                static_cast<void*>(freed));
