@@ -512,7 +512,10 @@ HOOK(cuSignalExternalSemaphoresAsync)(Fn real, const CUexternalSemaphore* sems,
                                       const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS* p, unsigned n, CUstream s) {
   return real(sems, p, n, s);
 }};
-HOOK_SINCE(cuStreamDestroy, 4000)(Fn real, CUstream s) { return real(s); }};
+HOOK_SINCE(cuStreamDestroy, 4000)(Fn real, CUstream s) {
+  rt().streamDestroying(s);  // (its handle may come back for another stream)
+  return real(s);
+}};
 // Copies to and from arrays (the synchronous ones wait for the legacy stream, which waits for
 // every blocking stream), and graphics interop, which orders the stream after the graphics API.
 HOOK_SINCE(cuMemcpyHtoA, 3020)(Fn real, CUarray dst, size_t offset, const void* src, size_t n) {

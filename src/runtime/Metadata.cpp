@@ -71,6 +71,12 @@ void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
       bool any = false;
       forEachRunIn(at, at + count, [&](uint64_t, uint64_t, uint32_t) { any = true; });
       if (!any) return;
+    } else {  // mapping: only where not all of it maps to `index` already
+      bool same = false;
+      forEachRunIn(at, at + count, [&](uint64_t lo, uint64_t hi, uint32_t v) {
+        same = lo == at && hi == at + count && v == index;
+      });
+      if (same) return;
     }
     assign(at, at + count, index);
     recordWrite(page, first, count, index);
@@ -254,7 +260,21 @@ uint32_t Metadata::takeIndex(bool direct) {
                 : take(freeIndirect_, quarantineIndirect_, indirectQuarantine_);
 }
 
-uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw) {
+uint32_t Metadata::takeBackIndex(uint64_t base, uint64_t size, MemoryKind kind) {
+  auto it = byBase_.find(base);
+  if (it == byBase_.end()) return 0;
+  const Allocation& freed = it->second;
+  const uint32_t index = freed.bstIndex;
+  if (freed.live || freed.size != size || freed.kind != kind || freed.tag != 0 || index < kFirstIndirect) return 0;
+  // (Freed just now, as a rule: its index is at the back of the quarantine.)
+  auto q = std::find(quarantineIndirect_.rbegin(), quarantineIndirect_.rend(), index);
+  if (q == quarantineIndirect_.rend()) return 0;
+  quarantineIndirect_.erase(std::next(q).base());
+  return index;
+}
+
+uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw,
+                              bool inFreedOrder) {
   base = untag(base);
   // Addresses the driver gives an allocation are no untracked memory's any more: the program
   // released that by a call cucatch does not see (a graph's destruction; a graphics resource
@@ -264,8 +284,8 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   // never tagged.
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
                   kind != MemoryKind::HostRegistered;
-  uint32_t index = taggable ? takeIndex(true) : 0;
-  uint8_t tag = static_cast<uint8_t>(index);
+  uint32_t index = taggable ? takeIndex(true) : inFreedOrder ? takeBackIndex(base, size, kind) : 0;
+  uint8_t tag = taggable ? static_cast<uint8_t>(index) : 0;
   if (index == 0) {
     index = takeIndex(false);
     tag = 0;

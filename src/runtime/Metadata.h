@@ -41,7 +41,8 @@ class ShadowMap {
   // Addresses at or above this the device walk does not reach (they find BST entry 0).
   static constexpr uint64_t kAddressLimit = uint64_t(1) << (abi::kShadowRootShift + abi::kShadowRootBits);
 
-  // Maps every granule that [base, base + size) touches to `index` (0 unmaps).
+  // Maps every granule that [base, base + size) touches to `index` (0 unmaps). Granules that
+  // map to it already are no change (no write).
   void map(uint64_t base, uint64_t size, uint32_t index);
   // Unmaps the granules of [base, base + size) that map to `index` (and leaves the others).
   void unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index);
@@ -138,7 +139,14 @@ class Metadata {
   // unless tags are off, the memory is read by host code through the same pointer (managed,
   // host-mapped, host-registered), or `raw` (a precompiled library allocated it: its kernels
   // may keep the pointer in device memory, where no launch can untag it).
-  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false);
+  // `inFreedOrder`: the caller knows that this allocation is in one stream's order behind the
+  // stream-ordered free of the allocation at `base` (Runtime: both on one stream, their changes
+  // kept pending). An untagged allocation then takes back the BST index of that allocation,
+  // where it had the same size and kind and no tag: its mapping is on the device already, or
+  // ahead in the stream, so the allocation changes one entry and no granule of the shadow map
+  // (a cudaMallocAsync + cudaFreeAsync loop with tags off, or of a library's raw pointers).
+  uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false,
+                      bool inFreedOrder = false);
   // Records a free of `pointer` (possibly tagged).
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
@@ -220,6 +228,9 @@ class Metadata {
   std::map<uint64_t, UntrackedRange> untracked_;           // by base (onUntrackedReserve)
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
+  // The indirect index of the freed, untagged allocation of `size` and `kind` at `base`, taken
+  // out of quarantine (onAllocate's `inFreedOrder`); 0 where there is none.
+  uint32_t takeBackIndex(uint64_t base, uint64_t size, MemoryKind kind);
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
   bool pageableAccess_ = false;  // allowPageableAccess
   bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign

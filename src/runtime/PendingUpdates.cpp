@@ -18,7 +18,10 @@ void PendingUpdates::markSeen(uint32_t index) {
 }
 
 bool PendingUpdates::maps(uint32_t index) const {
-  return index != 0 && std::any_of(changes_.begin(), changes_.end(), [&](const Change& c) { return c.mapped == index; });
+  return index != 0 && std::any_of(changes_.begin(), changes_.end(), [&](const Change& c) {
+           return c.mapped == index &&
+                  std::any_of(c.writes.begin(), c.writes.end(), [&](const ShadowMap::Write& w) { return w.value == index; });
+         });
 }
 
 PendingUpdates::Cancelled PendingUpdates::cancel(uint32_t index, std::vector<uint32_t>& entries) {

@@ -38,9 +38,11 @@ class PendingUpdates {
   // hands out count as such too.)
   void markSeen(uint32_t index);
 
-  // Whether the change of the allocation with BST index `index` (not 0) is still pending. Its
-  // mapping must not reach the device after the real free is enqueued: the pool may then hand
-  // the memory to another stream, whose mapping of it would race with this one.
+  // Whether the change of the allocation with BST index `index` (not 0) is still pending with
+  // writes that map it. Its mapping must not reach the device after the real free is enqueued:
+  // the pool may then hand the memory to another stream, whose mapping of it would race with
+  // this one. (An allocation that took back its predecessor's index maps nothing anew:
+  // Metadata::onAllocate's `inFreedOrder`.)
   bool maps(uint32_t index) const;
   // The allocation with BST index `index` is freed while its change is pending, so no kernel can
   // have read it: its writes that map it are dropped, and its other writes (the old range of a

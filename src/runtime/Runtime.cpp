@@ -191,6 +191,7 @@ void Runtime::dropTables(const std::function<bool(const DeviceTables&)>& ended) 
   for (const auto& [id, tables] : contexts_) any = any || (tables && ended(*tables));
   if (!any) return;
   drain(false, ended);  // from host memory: no call into the context that ended
+  orderedLives_.clear();  // (its streams are gone, and their handles may come back)
   for (auto it = contexts_.begin(); it != contexts_.end();) {
     if (it->second && ended(*it->second)) {
       log(fmt::format("context {} (device {}) ended: its tables are dropped", it->first, it->second->device()));
@@ -487,7 +488,15 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   bool defer = streamOrdered && defersOrdered(stream);
   if (defer) holdOrdinaryChanges();
   else if (streamOrdered) orderAfterUpdates(stream);
-  CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary);
+  // (An allocation at the address of one freed on this stream, both kept pending: the free's
+  // changes and this one's reach the device in that order, in the stream.)
+  // (defer: current_ is the context's tables.)
+  auto life = orderedLives_.find(base);
+  const bool inFreedOrder = defer && life != orderedLives_.end() && life->second.freedThere &&
+                            life->second.stream == stream && life->second.context == current_->contextId();
+  if (defer) orderedLives_.insert_or_assign(base, OrderedLife{current_->contextId(), stream, false});
+  else if (life != orderedLives_.end()) orderedLives_.erase(life);
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary, inFreedOrder);
   if (defer) {
     const Allocation* a = metadata_->find(base);
     pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
@@ -515,6 +524,11 @@ void Runtime::untrackedMapped(CUdeviceptr pointer, bool endsAtFree) {
   size_t size = 0;
   if (d_.check(d_.cuMemGetAddressRange(&base, &size, pointer), "cuMemGetAddressRange of untracked memory") == CUDA_SUCCESS)
     untrackedReserved(base, size, endsAtFree);
+}
+
+void Runtime::streamDestroying(CUstream stream) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(orderedLives_, [&](const auto& life) { return life.second.stream == stream; });
 }
 
 void Runtime::untrackedReleased(CUdeviceptr pointer) {
@@ -559,6 +573,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   if (defer) holdOrdinaryChanges();
   else if (streamOrdered) orderAfterUpdates(stream);
   const uint32_t index = known->bstIndex;
+  auto life = orderedLives_.find(known->base);
   // An allocation freed while its change is pending needs no mapping on the device where its
   // pointers carry its index as their tag (a direct tag: they find its entry, freed, without the
   // walk). Any other's mapping goes into its stream before the real free (PendingUpdates::maps).
@@ -580,6 +595,12 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     // The driver refused: the memory is still allocated as far as the program is concerned.
     log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
     metadata_->undoFree(real);
+  }
+  if (life != orderedLives_.end()) {
+    if (defer && result == CUDA_SUCCESS && life->second.stream == stream && life->second.context == current_->contextId())
+      life->second.freedThere = true;
+    else
+      orderedLives_.erase(life);
   }
   // An ordinary free reaches the device before the next launch, which is after the real free
   // returned; a stream-ordered one at its point of the stream. Where the allocation's own change

@@ -71,6 +71,8 @@ class Runtime {
   void untrackedReserved(CUdeviceptr base, size_t size, bool endsAtFree = false);
   void untrackedMapped(CUdeviceptr pointer, bool endsAtFree);
   void untrackedReleased(CUdeviceptr pointer);
+  // A stream of the current context is destroyed (before the real call).
+  void streamDestroying(CUstream stream);
 
   // ---- launches --------------------------------------------------------------------------
   // Registers the module of `function` on first sight (fills its __cucatch_state), and for
@@ -287,6 +289,17 @@ class Runtime {
   // entries of allocations freed while pending (PendingUpdates::cancel).
   std::vector<uint32_t> heldEntries_;
   std::vector<ShadowMap::Write> heldWrites_;
+  // Stream-ordered allocations whose changes were kept pending, by base: the stream each was
+  // made on, and whether it was freed there with its changes kept pending too. The next
+  // allocation there on that stream is in that free's order (Metadata::onAllocate's
+  // `inFreedOrder`). Forgotten at an allocation or free there otherwise, at the stream's
+  // destruction and at a context's end.
+  struct OrderedLife {
+    uint64_t context = 0;
+    CUstream stream = nullptr;
+    bool freedThere = false;
+  };
+  std::unordered_map<uint64_t, OrderedLife> orderedLives_;
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
   // null entry is a context whose tables could not be made: it runs unchecked.
