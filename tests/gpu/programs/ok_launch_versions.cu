@@ -82,7 +82,10 @@ int main() {
   CHECK(cudaMalloc(&fin, sizeof hf));
   CHECK(cudaMalloc(&fout, sizeof hf));
   CHECK(cudaMemcpy(fin, hf, sizeof hf, cudaMemcpyHostToDevice));
-  for (dim3 block : {dim3(32, 8), dim3(32, 32), dim3(33, 4), dim3(64, 16)}) {
+  // (Every shape writes all 32 rows of the tile before any is read: at 33 x 4 the rows the
+  // loop's stride of 8 skips were read unwritten, whatever an earlier kernel left in shared
+  // memory, and a parallel run of the suite once printed another digest for the cucatch build.)
+  for (dim3 block : {dim3(32, 8), dim3(32, 32), dim3(33, 8), dim3(64, 16)}) {
     CHECK(cudaMemset(fout, 0, sizeof hf));
     tileTranspose<<<1, block>>>(fin, fout);
     CHECK(cudaGetLastError());
