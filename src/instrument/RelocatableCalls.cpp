@@ -180,9 +180,18 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
     if (f->hasBody) defined.insert(f->name);
     byName[f->name] = f;
   }
+  // The functions this unit calls directly (the callee of a call, not through a pointer).
+  std::unordered_set<std::string> calledDirectly;
+  for (const Function* caller : module.functions())
+    if (caller->hasBody)
+      for (const auto& item : caller->body)
+        if (auto* in = std::get_if<Instruction>(&item); in && in->opcode == "call")
+          if (CallShape c = callShape(*in); c.callee && !c.prototype) calledDirectly.insert(c.callee->text);
   // Which functions: this unit's own that other units may call (.visible: its body becomes
-  // private, reached from F and F__cc_meta), the .weak ones it defines (a private copy), and
-  // other units' it only declares (a .weak entry point of its own for where theirs is missing).
+  // private, reached from F and F__cc_meta), the .weak ones it defines and calls (a private
+  // copy; one only other units or function pointers reach, a virtual function in a vtable, is
+  // left as it is: a copy would be code no call reaches), and other units' it only declares (a
+  // .weak entry point of its own for where theirs is missing).
   std::set<std::string> own, copied;
   std::map<std::string, std::string> entryOf;  // function -> its entry point (F__cc_meta)
   for (const Function* f : module.functions()) {
@@ -190,7 +199,7 @@ MetadataEntryPoints addMetadataEntryPoints(Module& module, UnitResult& unit) {
     if (cucatchs || isCudaSystemFunction(f->name)) continue;
     const bool weak = hasLinkage(*f, ".weak");
     if (f->hasBody && weak) {
-      if (!f->isEntry) copied.insert(f->name);
+      if (!f->isEntry && calledDirectly.count(f->name)) copied.insert(f->name);
     } else if (f->hasBody && hasLinkage(*f, ".visible") && forwardable(*f)) {
       own.insert(f->name);
       if (hasScalar64(*f)) entryOf[f->name] = entryPointName(f->name);

@@ -21,7 +21,8 @@
 //   instrumented (nvlink, CUDA 13.0: a .visible definition wins over .weak ones in either order).
 // - A .weak function F defined here (a template instance, an inline function: nvcc gives
 //   `__attribute__((weak))` .visible) keeps its body under its name for other units, and gets a
-//   private copy, `F__cc_body`, for this unit's calls: the definitions of a .weak function are
+//   private copy, `F__cc_body`, for this unit's direct calls (none where it has none: a virtual
+//   function only a vtable names): the definitions of a .weak function are
 //   one function (C++'s one-definition rule), so the unit may call its own as the compiler may
 //   inline it. Under F's name nothing changes: nvlink keeps one of the units' definitions for
 //   every caller (in either link order it kept the one of fewest registers, which is what lets a

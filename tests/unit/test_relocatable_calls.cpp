@@ -60,6 +60,11 @@ TEST_CASE("entry points: functions other units may call, and calls of other unit
   CHECK(weak.text.find(".weak .func put(.param .b64 put_p, .param .b32 put_i) {") != std::string::npos);
   CHECK(weak.text.find("\n.func put__cc_body(.param .b64 put_p, .param .b32 put_i) {") != std::string::npos);
   CHECK(weak.text.find("call.uni put__cc_body, (a0, a1);") != std::string::npos);
+  // A .weak function the unit does not call (a virtual function, only in a vtable; only other
+  // units call it): no copy, which no call would reach.
+  Result uncalled = entryPointsOf(put(".weak"), "mov.u64 %rd2, put;");
+  CHECK(uncalled.text.find("put__cc_body") == std::string::npos);
+  CHECK(uncalled.text.find(".weak .func put(.param .b64 put_p, .param .b32 put_i)") != std::string::npos);
   // Declared before its definition (and called in between): the private body is declared before
   // the first declaration.
   Result declared = entryPointsOf(".visible .func put(.param .b64 put_p, .param .b32 put_i);\n",
