@@ -64,14 +64,14 @@ void ShadowMap::assign(uint64_t first, uint64_t end, uint32_t value) {
   }
 }
 
-void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index) {
+void ShadowMap::map(uint64_t base, uint64_t size, uint32_t index, bool onlyChanges) {
   forEachPageRun(base, size, [&](uint64_t page, uint32_t first, uint32_t count) {
     uint64_t at = (page << kPageGranuleBits) + first;
     if (index == 0) {  // unmapping: only where something is mapped
       bool any = false;
       forEachRunIn(at, at + count, [&](uint64_t, uint64_t, uint32_t) { any = true; });
       if (!any) return;
-    } else {  // mapping: only where not all of it maps to `index` already
+    } else if (onlyChanges) {  // only where not all of it maps to `index` already
       bool same = false;
       forEachRunIn(at, at + count, [&](uint64_t lo, uint64_t hi, uint32_t v) {
         same = lo == at && hi == at + count && v == index;
@@ -285,6 +285,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
                   kind != MemoryKind::HostRegistered;
   uint32_t index = taggable ? takeIndex(true) : inFreedOrder ? takeBackIndex(base, size, kind) : 0;
+  const bool takenBack = !taggable && index != 0;  // (its mapping is on the device: no write where unchanged)
   uint8_t tag = taggable ? static_cast<uint8_t>(index) : 0;
   if (index == 0) {
     index = takeIndex(false);
@@ -310,7 +311,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   if (index != 0) {  // index 0: the table is full; the allocation goes untracked
     setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});
     indexToBase_[index] = base;
-    shadow_.map(base, size, index);
+    shadow_.map(base, size, index, takenBack);
     // Padding: a one-past-the-end pointer still finds its own allocation, unless the next
     // granule belongs to a live allocation already. Not for stream-ordered memory: its shadow
     // writes go into the allocating stream, the pool places the next allocation right after it
@@ -340,7 +341,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     if (auto next = byBase_.lower_bound(base + 1); next != byBase_.end() && next->second.live) stopBefore(next->first);
     if (auto next = untracked_.lower_bound(base + 1); next != untracked_.end()) stopBefore(next->first);
     auto place = [&](uint64_t from, uint64_t to) {
-      if (from < to) shadow_.map(from, to - from, index);
+      if (from < to) shadow_.map(from, to - from, index, takenBack);
     };
     for (const auto& part : shadow_.mapped(at, extentEnd)) {
       place(at, part.start);

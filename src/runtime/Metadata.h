@@ -41,9 +41,11 @@ class ShadowMap {
   // Addresses at or above this the device walk does not reach (they find BST entry 0).
   static constexpr uint64_t kAddressLimit = uint64_t(1) << (abi::kShadowRootShift + abi::kShadowRootBits);
 
-  // Maps every granule that [base, base + size) touches to `index` (0 unmaps). Granules that
-  // map to it already are no change (no write).
-  void map(uint64_t base, uint64_t size, uint32_t index);
+  // Maps every granule that [base, base + size) touches to `index` (0 unmaps). `onlyChanges`:
+  // granules that map to it already are no change (no write); only where the caller knows the
+  // device has what this map has there (an index taken back: Metadata::onAllocate), since a
+  // cancelled allocation's mapping (PendingUpdates::cancel) stays here and never reached it.
+  void map(uint64_t base, uint64_t size, uint32_t index, bool onlyChanges = false);
   // Unmaps the granules of [base, base + size) that map to `index` (and leaves the others).
   void unmapWhereMapped(uint64_t base, uint64_t size, uint32_t index);
   // What the device walk finds for an untagged address: 0 when nothing is mapped there.

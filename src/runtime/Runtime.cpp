@@ -573,7 +573,6 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   if (defer) holdOrdinaryChanges();
   else if (streamOrdered) orderAfterUpdates(stream);
   const uint32_t index = known->bstIndex;
-  auto life = orderedLives_.find(known->base);
   // An allocation freed while its change is pending needs no mapping on the device where its
   // pointers carry its index as their tag (a direct tag: they find its entry, freed, without the
   // walk). Any other's mapping goes into its stream before the real free (PendingUpdates::maps).
@@ -596,8 +595,10 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
     log(fmt::format("the real free of {:#x} failed ({}); cucatch keeps the allocation", pointer, int(result)));
     metadata_->undoFree(real);
   }
-  if (life != orderedLives_.end()) {
-    if (defer && result == CUDA_SUCCESS && life->second.stream == stream && life->second.context == current_->contextId())
+  // (Looked up after flushPending, which may drop a context's tables and the lives with them.)
+  if (auto life = orderedLives_.find(r.base); life != orderedLives_.end()) {
+    if (defer && result == CUDA_SUCCESS && current_ && life->second.stream == stream &&
+        life->second.context == current_->contextId())
       life->second.freedThere = true;
     else
       orderedLives_.erase(life);
