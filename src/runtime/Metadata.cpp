@@ -391,10 +391,14 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstFreed;
     setEntry(a.bstIndex, e);
-    (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
+    if (!a.replayed) (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
     if (unmappedWhenFreed(a)) shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
   }
   return r;
+}
+
+void Metadata::markReplayed(uint64_t base) {
+  if (auto it = byBase_.find(untag(base)); it != byBase_.end()) it->second.replayed = true;
 }
 
 bool Metadata::unmappedWhenFreed(const Allocation& a) const {

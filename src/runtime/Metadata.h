@@ -115,6 +115,9 @@ struct Allocation {
   MemoryKind kind = MemoryKind::Device;
   bool live = true;
   bool byLibrary = false;  // allocated by a precompiled library, so handed out untagged
+  // Its allocation or free was captured into a graph, whose launches write its entry again
+  // (markReplayed): its index is never handed out again.
+  bool replayed = false;
   Backtrace allocatedAt, freedAt;
 };
 
@@ -153,6 +156,12 @@ class Metadata {
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
+  // The allocation at `base` is made, or is about to be freed, in a stream being captured: its
+  // table changes are captured with it (a graph node writes the values taken at the capture),
+  // so every launch of the graph writes its entry again, after the free too. Its index is
+  // retired at the free rather than quarantined, so that no later allocation that took it has
+  // its entry written over by a launch.
+  void markReplayed(uint64_t base);
   // A device of the process reads pageable host memory (HMM, ATS): host memory the program
   // unregisters or frees is then memory kernels may go on reading, untracked, and malloc may
   // hand its addresses out again. So a host allocation's mapping goes at its free, from now on.

@@ -286,6 +286,12 @@ void Runtime::publishInStream(CUstream stream, bool freeing) {
   restoreCapture(saved);
 }
 
+bool Runtime::capturing(CUstream stream) {
+  if (captures_.load(std::memory_order_acquire) == 0) return false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return d_.cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 bool Runtime::defersOrdered(CUstream stream) {
   if (!options_.deferOrdered || !stream || stream == CU_STREAM_PER_THREAD || !current_ || contexts_.size() != 1)
     return false;
@@ -497,6 +503,7 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   if (defer) orderedLives_.insert_or_assign(base, OrderedLife{current_->contextId(), stream, false});
   else if (life != orderedLives_.end()) orderedLives_.erase(life);
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary, inFreedOrder);
+  if (streamOrdered && capturing(stream)) metadata_->markReplayed(base);
   if (defer) {
     const Allocation* a = metadata_->find(base);
     pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
@@ -579,6 +586,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const bool mappingPending = pending_.maps(index);
   const bool cancels = defer && mappingPending && known->tag >= abi::kFirstDirectTag && known->tag == index;
   if (mappingPending && !cancels) flushPending();
+  if (streamOrdered && capturing(stream)) metadata_->markReplayed(real);
   FreeResult r = metadata_->onFree(pointer, at);
   if (r.status != FreeStatus::Ok) {
     Violation v;

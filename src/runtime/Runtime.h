@@ -300,6 +300,8 @@ class Runtime {
     bool freedThere = false;
   };
   std::unordered_map<uint64_t, OrderedLife> orderedLives_;
+  // Whether `stream` is being captured (asked only while a capture begun was not seen to end).
+  bool capturing(CUstream stream);
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
   // null entry is a context whose tables could not be made: it runs unchecked.

@@ -170,6 +170,28 @@ TEST_CASE("untracked ranges never overlap, and end by any address in them", "[ru
   CHECK_FALSE(m.untrackedAt(base + 32 * kMB)->endsAtFree);
 }
 
+TEST_CASE("an allocation captured into a graph never gives its index to a later one", "[runtime]") {
+  // A graph replays the table writes captured with its allocation and free at every launch
+  // (design.md, "Device tables": values taken at the capture). Had the index gone back to the
+  // quarantine, an allocation that took it later would have its entry written over, live and
+  // then freed, by every launch after that, and its own accesses reported.
+  for (bool tags : {true, false}) {
+    Metadata m(MetadataConfig{.tags = tags});
+    uint64_t captured = m.onAllocate(deviceAddress(0), 4096, MemoryKind::StreamOrdered);
+    m.markReplayed(captured);
+    const uint32_t index = m.find(deviceAddress(0))->bstIndex;
+    REQUIRE(m.onFree(captured).status == FreeStatus::Ok);
+    for (int k = 0; k < 3000; ++k) {
+      uint64_t p = m.onAllocate(deviceAddress(1 + k % 7), 4096, MemoryKind::Device);
+      CHECK(m.find(untag(p))->bstIndex != index);
+      REQUIRE(m.onFree(p).status == FreeStatus::Ok);
+    }
+    // (Stream-ordered and untagged: not even by taking it back at its address.)
+    uint64_t again = m.onAllocate(deviceAddress(0), 4096, MemoryKind::StreamOrdered, {}, false, true);
+    CHECK(m.find(untag(again))->bstIndex != index);
+  }
+}
+
 TEST_CASE("where devices read pageable host memory, freed host memory maps to nothing", "[runtime]") {
   // HMM or ATS (a Grace Hopper): a kernel may read host memory the program unregistered, or
   // that malloc handed out again at a freed buffer's addresses (ok_pageable_after_unregister),
