@@ -233,14 +233,14 @@ std::vector<uint32_t> Metadata::takeDirtyEntries() {
   return out;
 }
 
-uint32_t Metadata::takeIndex(bool direct) {
+uint32_t Metadata::takeIndex(bool direct, bool freshOnly) {
   auto take = [&](std::vector<uint32_t>& fresh, std::deque<uint32_t>& quarantine, size_t keep) -> uint32_t {
     if (!fresh.empty()) {
       uint32_t i = fresh.back();
       fresh.pop_back();
       return i;
     }
-    if (quarantine.size() > keep) {
+    if (!freshOnly && quarantine.size() > keep) {
       uint32_t i = quarantine.front();
       quarantine.pop_front();
       // The freed allocation that held this index no longer maps to it.
@@ -274,7 +274,7 @@ uint32_t Metadata::takeBackIndex(uint64_t base, uint64_t size, MemoryKind kind) 
 }
 
 uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace, bool raw,
-                              bool inFreedOrder) {
+                              bool inFreedOrder, bool captured) {
   base = untag(base);
   // Addresses the driver gives an allocation are no untracked memory's any more: the program
   // released that by a call cucatch does not see (a graph's destruction; a graphics resource
@@ -284,11 +284,11 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   // never tagged.
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
                   kind != MemoryKind::HostRegistered;
-  uint32_t index = taggable ? takeIndex(true) : inFreedOrder ? takeBackIndex(base, size, kind) : 0;
+  uint32_t index = captured ? 0 : taggable ? takeIndex(true) : inFreedOrder ? takeBackIndex(base, size, kind) : 0;
   const bool takenBack = !taggable && index != 0;  // (its mapping is on the device: no write where unchanged)
   uint8_t tag = taggable ? static_cast<uint8_t>(index) : 0;
   if (index == 0) {
-    index = takeIndex(false);
+    index = takeIndex(false, captured);
     tag = 0;
     if (index != 0 && taggable) {
       // A temporal tag that differs from the one this entry last carried, so that stale
@@ -307,6 +307,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   a.tag = tag;
   a.kind = kind;
   a.byLibrary = raw;
+  a.replayed = captured;
   a.allocatedAt = std::move(backtrace);
   if (index != 0) {  // index 0: the table is full; the allocation goes untracked
     setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});
@@ -369,7 +370,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   return tag ? withTag(base, tag) : base;
 }
 
-FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
+FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace, bool captured) {
   FreeResult r;
   r.base = untag(pointer);
   auto it = byBase_.find(r.base);
@@ -387,6 +388,7 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
   }
   a.live = false;
   a.freedAt = std::move(backtrace);
+  a.replayed = a.replayed || captured;
   if (a.bstIndex != 0) {
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstFreed;
@@ -395,10 +397,6 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace) {
     if (unmappedWhenFreed(a)) shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
   }
   return r;
-}
-
-void Metadata::markReplayed(uint64_t base) {
-  if (auto it = byBase_.find(untag(base)); it != byBase_.end()) it->second.replayed = true;
 }
 
 bool Metadata::unmappedWhenFreed(const Allocation& a) const {

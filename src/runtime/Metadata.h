@@ -116,7 +116,7 @@ struct Allocation {
   bool live = true;
   bool byLibrary = false;  // allocated by a precompiled library, so handed out untagged
   // Its allocation or free was captured into a graph, whose launches write its entry again
-  // (markReplayed): its index is never handed out again.
+  // (onAllocate's and onFree's `captured`): its index is never handed out again.
   bool replayed = false;
   Backtrace allocatedAt, freedAt;
 };
@@ -150,18 +150,20 @@ class Metadata {
   // where it had the same size and kind and no tag: its mapping is on the device already, or
   // ahead in the stream, so the allocation changes one entry and no granule of the shadow map
   // (a cudaMallocAsync + cudaFreeAsync loop with tags off, or of a library's raw pointers).
+  // `captured`: made in a stream being captured. Its table changes are captured with it (a
+  // graph node writes the values taken at the capture), so every launch of the graph writes
+  // them again, after its free too. So it takes a fresh indirect index (a direct one would be
+  // lost to the few there are; one from the quarantine would have its previous holder's
+  // unmapping captured too, which each launch would write over whatever is mapped there since),
+  // or none where none is fresh (untracked); and its index is retired at its free, never
+  // quarantined, so that no later allocation's entry is written over by a launch.
   uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false,
-                      bool inFreedOrder = false);
-  // Records a free of `pointer` (possibly tagged).
-  FreeResult onFree(uint64_t pointer, Backtrace backtrace = {});
+                      bool inFreedOrder = false, bool captured = false);
+  // Records a free of `pointer` (possibly tagged). `captured`: freed in a stream being captured
+  // (its entry is written again by every launch of the graph): its index is retired.
+  FreeResult onFree(uint64_t pointer, Backtrace backtrace = {}, bool captured = false);
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
-  // The allocation at `base` is made, or is about to be freed, in a stream being captured: its
-  // table changes are captured with it (a graph node writes the values taken at the capture),
-  // so every launch of the graph writes its entry again, after the free too. Its index is
-  // retired at the free rather than quarantined, so that no later allocation that took it has
-  // its entry written over by a launch.
-  void markReplayed(uint64_t base);
   // A device of the process reads pageable host memory (HMM, ATS): host memory the program
   // unregisters or frees is then memory kernels may go on reading, untracked, and malloc may
   // hand its addresses out again. So a host allocation's mapping goes at its free, from now on.
@@ -218,7 +220,7 @@ class Metadata {
   DeviceView deviceView(uint64_t pointer) const;
 
  private:
-  uint32_t takeIndex(bool direct);
+  uint32_t takeIndex(bool direct, bool freshOnly = false);
   // Whether a free of `a` unmaps it (host memory, where devices read pageable memory).
   bool unmappedWhenFreed(const Allocation& a) const;
   void setEntry(uint32_t index, const abi::BstEntry& e);

@@ -502,8 +502,8 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
                             life->second.stream == stream && life->second.context == current_->contextId();
   if (defer) orderedLives_.insert_or_assign(base, OrderedLife{current_->contextId(), stream, false});
   else if (life != orderedLives_.end()) orderedLives_.erase(life);
-  CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary, inFreedOrder);
-  if (streamOrdered && capturing(stream)) metadata_->markReplayed(base);
+  CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary, inFreedOrder,
+                                        streamOrdered && capturing(stream));
   if (defer) {
     const Allocation* a = metadata_->find(base);
     pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
@@ -586,8 +586,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const bool mappingPending = pending_.maps(index);
   const bool cancels = defer && mappingPending && known->tag >= abi::kFirstDirectTag && known->tag == index;
   if (mappingPending && !cancels) flushPending();
-  if (streamOrdered && capturing(stream)) metadata_->markReplayed(real);
-  FreeResult r = metadata_->onFree(pointer, at);
+  FreeResult r = metadata_->onFree(pointer, at, streamOrdered && capturing(stream));
   if (r.status != FreeStatus::Ok) {
     Violation v;
     v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;
