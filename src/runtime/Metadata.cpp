@@ -218,6 +218,7 @@ Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
   for (uint32_t i = kFirstIndirect - kTagStep; i >= abi::kFirstDirectTag; i -= kTagStep) freeDirect_.push_back(i);
   for (uint32_t i = config_.bstCapacity - 1; i >= kFirstIndirect; --i) freeIndirect_.push_back(i);
   indirectQuarantine_ = std::min(kIndirectQuarantine, freeIndirect_.size() / 8);
+  capturedReserve_ = std::min<size_t>(4096, freeIndirect_.size() / 16);
 }
 
 void Metadata::setEntry(uint32_t index, const abi::BstEntry& e) {
@@ -234,13 +235,18 @@ std::vector<uint32_t> Metadata::takeDirtyEntries() {
 }
 
 uint32_t Metadata::takeIndex(bool direct, bool freshOnly) {
+  // The last fresh indirect indices are kept for allocations made in a capture, which take no
+  // others (onAllocate's `captured`): the rest take them only where nothing else is left.
+  const size_t reserve = direct ? 0 : capturedReserve_;
   auto take = [&](std::vector<uint32_t>& fresh, std::deque<uint32_t>& quarantine, size_t keep) -> uint32_t {
-    if (!fresh.empty()) {
+    auto takeFresh = [&] {
       uint32_t i = fresh.back();
       fresh.pop_back();
       return i;
-    }
-    if (!freshOnly && quarantine.size() > keep) {
+    };
+    if (fresh.size() > reserve || (freshOnly && !fresh.empty())) return takeFresh();
+    if (freshOnly) return 0u;
+    if (quarantine.size() > keep) {
       uint32_t i = quarantine.front();
       quarantine.pop_front();
       // The freed allocation that held this index no longer maps to it.
@@ -254,7 +260,7 @@ uint32_t Metadata::takeIndex(bool direct, bool freshOnly) {
       }
       return i;
     }
-    return 0;
+    return fresh.empty() ? 0u : takeFresh();
   };
   return direct ? take(freeDirect_, quarantineDirect_, kDirectQuarantine)
                 : take(freeIndirect_, quarantineIndirect_, indirectQuarantine_);
@@ -382,6 +388,15 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace, bool captured
   Allocation& a = it->second;
   r.allocation = &a;
   uint8_t tag = tagOf(pointer);
+  if (!a.live && a.replayed && (tag == 0 || tag == a.tag)) {
+    // A graph's allocation freed outside the graph after each launch (as CUDA allows where the
+    // graph has no free of it): each launch made it live again on the device, by the writes
+    // captured with it, where the host did not see it. Freed again; a real double free is the
+    // driver's to refuse.
+    a.freedAt = std::move(backtrace);
+    if (a.bstIndex != 0) setEntry(a.bstIndex, bst_[a.bstIndex]);  // (freed, written again after the launch's)
+    return r;
+  }
   if (!a.live || (tag != 0 && tag != a.tag)) {
     r.status = FreeStatus::DoubleFree;  // freed already, or a stale pointer from before
     return r;
@@ -410,7 +425,7 @@ void Metadata::undoFree(uint64_t base) {
   if (it == byBase_.end() || it->second.live) return;
   Allocation& a = it->second;
   a.live = true;
-  a.freedAt.clear();
+  a.freedAt.clear();  // (`replayed` stays: a capture may hold this free's writes)
   if (a.bstIndex != 0) {
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstLive;

@@ -154,13 +154,15 @@ class Metadata {
   // graph node writes the values taken at the capture), so every launch of the graph writes
   // them again, after its free too. So it takes a fresh indirect index (a direct one would be
   // lost to the few there are; one from the quarantine would have its previous holder's
-  // unmapping captured too, which each launch would write over whatever is mapped there since),
-  // or none where none is fresh (untracked); and its index is retired at its free, never
+  // unmapping captured too, which each launch would write over whatever is mapped there since;
+  // the last fresh ones are kept for these), or none where none is fresh (untracked); and its index is retired at its free, never
   // quarantined, so that no later allocation's entry is written over by a launch.
   uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false,
                       bool inFreedOrder = false, bool captured = false);
   // Records a free of `pointer` (possibly tagged). `captured`: freed in a stream being captured
-  // (its entry is written again by every launch of the graph): its index is retired.
+  // (its entry is written again by every launch of the graph): its index is retired. A free of
+  // an allocation made in a capture and freed already is no double free: the graph's launches
+  // make it live again (freed outside the graph after each).
   FreeResult onFree(uint64_t pointer, Backtrace backtrace = {}, bool captured = false);
   // Takes back a successful onFree of the allocation at `base` (the driver refused the free).
   void undoFree(uint64_t base);
@@ -245,6 +247,7 @@ class Metadata {
   // out of quarantine (onAllocate's `inFreedOrder`); 0 where there is none.
   uint32_t takeBackIndex(uint64_t base, uint64_t size, MemoryKind kind);
   size_t indirectQuarantine_ = 0;  // freed indirect indices kept before one is reused
+  size_t capturedReserve_ = 0;     // fresh indirect indices kept for allocations made in a capture
   bool pageableAccess_ = false;  // allowPageableAccess
   bool orderedExtentsAligned_ = true;  // every stream-ordered base so far on config_.extentAlign
   std::mt19937_64 rng_;

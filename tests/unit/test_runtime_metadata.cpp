@@ -209,12 +209,46 @@ TEST_CASE("an allocation captured into a graph takes no index whose previous hol
   for (int k = 0; k < 600; ++k) made.push_back(m.onAllocate(deviceAddress(0) + uint64_t(k) * 4096, 4096, MemoryKind::Device));
   for (uint64_t p : made) REQUIRE(m.onFree(p).status == FreeStatus::Ok);
   m.shadow().takeWrites();
-  uint64_t captured = m.onAllocate(deviceAddress(8), 4096, MemoryKind::StreamOrdered, {}, false, false, true);
-  CHECK(tagOf(captured) == 0);  // nothing fresh left: untracked
-  for (const auto& w : m.shadow().takeWrites()) CHECK(w.value != 0);
+  // Nothing fresh left: untracked. Its writes (0) stay inside its own range, the graph's.
+  const uint64_t at = deviceAddress(0) + 590 * 4096;
+  uint64_t captured = m.onAllocate(at, 4096, MemoryKind::StreamOrdered, {}, false, false, true);
+  CHECK(tagOf(captured) == 0);
+  for (const auto& w : m.shadow().takeWrites()) {
+    const uint64_t first = (w.page << abi::kShadowPageShift) + (uint64_t(w.first) << abi::kShadowGranuleShift);
+    CHECK(first >= at);
+    CHECK(first + (uint64_t(w.count) << abi::kShadowGranuleShift) <= at + 4096);
+  }
   // Outside a capture the same allocation takes a quarantined index, unmapping its holder's.
   uint64_t ordinary = m.onAllocate(deviceAddress(9), 4096, MemoryKind::StreamOrdered);
   CHECK(tagOf(ordinary) != 0);
+}
+
+TEST_CASE("the last fresh indices are kept for allocations made in a capture", "[runtime]") {
+  // A review's find: ordinary allocations took every fresh index first, so a long-running
+  // program (tags off, or a library's raw pointers) had none left for its first capture.
+  Metadata m(MetadataConfig{.tags = false, .bstCapacity = 512});
+  for (int k = 0; k < 5000; ++k) {  // far more allocations than the table has entries
+    uint64_t p = m.onAllocate(deviceAddress(k % 9), 4096, MemoryKind::Device);
+    REQUIRE(m.find(untag(p))->bstIndex != 0);
+    REQUIRE(m.onFree(p).status == FreeStatus::Ok);
+  }
+  uint64_t captured = m.onAllocate(deviceAddress(20), 4096, MemoryKind::StreamOrdered, {}, false, false, true);
+  CHECK(m.find(untag(captured))->bstIndex != 0);
+}
+
+TEST_CASE("a graph's allocation freed outside the graph after each launch is no double free", "[runtime]") {
+  // The graph has no free of it, so the program frees it after each launch; each launch made it
+  // live again on the device (its captured writes), which the host does not see.
+  Metadata m;
+  uint64_t g = m.onAllocate(deviceAddress(0), 4096, MemoryKind::StreamOrdered, {}, false, false, true);
+  for (int launch = 0; launch < 3; ++launch) {
+    CHECK(m.onFree(g).status == FreeStatus::Ok);
+    CHECK(m.deviceView(untag(g)).verdict == abi::kMetaVerdictBad);  // (the host's view: freed)
+  }
+  // Not so for an allocation made outside a capture.
+  uint64_t p = m.onAllocate(deviceAddress(1), 4096, MemoryKind::StreamOrdered);
+  REQUIRE(m.onFree(p).status == FreeStatus::Ok);
+  CHECK(m.onFree(p).status == FreeStatus::DoubleFree);
 }
 
 TEST_CASE("where devices read pageable host memory, freed host memory maps to nothing", "[runtime]") {
