@@ -266,6 +266,10 @@ uint32_t Metadata::takeIndex(bool direct, bool freshOnly) {
                 : take(freeIndirect_, quarantineIndirect_, indirectQuarantine_);
 }
 
+std::deque<uint32_t>& Metadata::quarantineOf(uint32_t index) {
+  return index < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_;
+}
+
 uint32_t Metadata::takeBackIndex(uint64_t base, uint64_t size, MemoryKind kind) {
   auto it = byBase_.find(base);
   if (it == byBase_.end()) return 0;
@@ -290,8 +294,16 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   // never tagged.
   bool taggable = config_.tags && !raw && kind != MemoryKind::Managed && kind != MemoryKind::HostMapped &&
                   kind != MemoryKind::HostRegistered;
-  uint32_t index = captured ? 0 : taggable ? takeIndex(true) : inFreedOrder ? takeBackIndex(base, size, kind) : 0;
-  const bool takenBack = !taggable && index != 0;  // (its mapping is on the device: no write where unchanged)
+  // A direct index (its tag), or one taken back; else (and always in a capture) an indirect
+  // one, below.
+  uint32_t index = 0;
+  bool takenBack = false;  // (its mapping is on the device: no write where unchanged)
+  if (!captured && taggable) {
+    index = takeIndex(true);
+  } else if (!captured && inFreedOrder) {
+    index = takeBackIndex(base, size, kind);
+    takenBack = index != 0;
+  }
   uint8_t tag = taggable ? static_cast<uint8_t>(index) : 0;
   if (index == 0) {
     index = takeIndex(false, captured);
@@ -408,7 +420,7 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace, bool captured
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstFreed;
     setEntry(a.bstIndex, e);
-    if (!a.replayed) (a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_).push_back(a.bstIndex);
+    if (!a.replayed) quarantineOf(a.bstIndex).push_back(a.bstIndex);
     if (unmappedWhenFreed(a)) shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, a.bstIndex);
   }
   return r;
@@ -430,7 +442,7 @@ void Metadata::undoFree(uint64_t base) {
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstLive;
     setEntry(a.bstIndex, e);
-    auto& q = a.bstIndex < kFirstIndirect ? quarantineDirect_ : quarantineIndirect_;
+    auto& q = quarantineOf(a.bstIndex);
     q.erase(std::remove(q.begin(), q.end(), a.bstIndex), q.end());
     if (unmappedWhenFreed(a)) shadow_.map(a.base, a.size, a.bstIndex);  // (onFree unmapped it)
   }

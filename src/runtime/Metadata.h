@@ -155,8 +155,9 @@ class Metadata {
   // them again, after its free too. So it takes a fresh indirect index (a direct one would be
   // lost to the few there are; one from the quarantine would have its previous holder's
   // unmapping captured too, which each launch would write over whatever is mapped there since;
-  // the last fresh ones are kept for these), or none where none is fresh (untracked); and its index is retired at its free, never
-  // quarantined, so that no later allocation's entry is written over by a launch.
+  // the last fresh ones are kept for these), or none where none is fresh (untracked); and its
+  // index is retired at its free, never quarantined, so that no later allocation's entry is
+  // written over by a launch.
   uint64_t onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Backtrace backtrace = {}, bool raw = false,
                       bool inFreedOrder = false, bool captured = false);
   // Records a free of `pointer` (possibly tagged). `captured`: freed in a stream being captured
@@ -223,6 +224,8 @@ class Metadata {
 
  private:
   uint32_t takeIndex(bool direct, bool freshOnly = false);
+  // The quarantine a freed `index` waits in (direct or indirect).
+  std::deque<uint32_t>& quarantineOf(uint32_t index);
   // Whether a free of `a` unmaps it (host memory, where devices read pageable memory).
   bool unmappedWhenFreed(const Allocation& a) const;
   void setEntry(uint32_t index, const abi::BstEntry& e);

@@ -286,18 +286,25 @@ void Runtime::publishInStream(CUstream stream, bool freeing) {
   restoreCapture(saved);
 }
 
-bool Runtime::capturing(CUstream stream) {
-  if (captures_.load(std::memory_order_acquire) == 0) return false;
+std::optional<CUstreamCaptureStatus> Runtime::captureStatus(CUstream stream) {
+  if (captures_.load(std::memory_order_acquire) == 0) return CU_STREAM_CAPTURE_STATUS_NONE;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return d_.cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d_.cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS) return std::nullopt;
+  return status;
+}
+
+bool Runtime::capturedInto(CUstream stream, bool deferred) {
+  // (A deferred change's stream is known not to be captured: defersOrdered asked.)
+  if (deferred) return false;
+  auto status = captureStatus(stream);
+  return status && *status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 bool Runtime::defersOrdered(CUstream stream) {
   if (!options_.deferOrdered || !stream || stream == CU_STREAM_PER_THREAD || !current_ || contexts_.size() != 1)
     return false;
-  if (captures_.load(std::memory_order_acquire) == 0) return true;
-  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-  return d_.cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE;
+  auto status = captureStatus(stream);
+  return status && *status == CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 void Runtime::holdOrdinaryChanges() {
@@ -503,7 +510,7 @@ CUdeviceptr Runtime::allocated(CUdeviceptr base, size_t size, MemoryKind kind, C
   if (defer) orderedLives_.insert_or_assign(base, OrderedLife{current_->contextId(), stream, false});
   else if (life != orderedLives_.end()) orderedLives_.erase(life);
   CUdeviceptr p = metadata_->onAllocate(base, size, kind, std::move(at), byLibrary, inFreedOrder,
-                                        streamOrdered && capturing(stream));
+                                        streamOrdered && capturedInto(stream, defer));
   if (defer) {
     const Allocation* a = metadata_->find(base);
     pending_.add({current_->contextId(), stream, a ? a->bstIndex : 0u, metadata_->takeDirtyEntries(),
@@ -586,7 +593,7 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
   const bool mappingPending = pending_.maps(index);
   const bool cancels = defer && mappingPending && known->tag >= abi::kFirstDirectTag && known->tag == index;
   if (mappingPending && !cancels) flushPending();
-  FreeResult r = metadata_->onFree(pointer, at, streamOrdered && capturing(stream));
+  FreeResult r = metadata_->onFree(pointer, at, streamOrdered && capturedInto(stream, defer));
   if (r.status != FreeStatus::Ok) {
     Violation v;
     v.kind = r.status == FreeStatus::DoubleFree ? ViolationKind::DoubleFree : ViolationKind::InvalidFree;

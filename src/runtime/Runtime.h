@@ -300,8 +300,12 @@ class Runtime {
     bool freedThere = false;
   };
   std::unordered_map<uint64_t, OrderedLife> orderedLives_;
-  // Whether `stream` is being captured (asked only while a capture begun was not seen to end).
-  bool capturing(CUstream stream);
+  // `stream`'s capture status: none without asking where every capture begun was seen to end;
+  // nullopt where the driver cannot say.
+  std::optional<CUstreamCaptureStatus> captureStatus(CUstream stream);
+  // Whether a stream-ordered change in `stream` is captured into a graph (`deferred`: kept
+  // pending by defersOrdered, so not).
+  bool capturedInto(CUstream stream, bool deferred);
 
   // By context ID (cuCtxGetId: never reused, where a destroyed context's handle may be). A
   // null entry is a context whose tables could not be made: it runs unchecked.
