@@ -12,6 +12,19 @@
     }                                                                                          \
   } while (0)
 
+// A memory pool on device 0 whose allocations can be exported to another process (a POSIX
+// file descriptor for the pool, cudaMemPoolExportPointer for each allocation).
+inline cudaMemPool_t exportablePool() {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  cudaMemPool_t pool;
+  CHECK(cudaMemPoolCreate(&pool, &props));
+  return pool;
+}
+
 // For programs annotated "// cucatch-expect-tagged": says on stderr whether the pointer the
 // program got from CUDA carries a cucatch tag, so that a clean run is known to have passed
 // tagged pointers to the libraries it calls (the runner wants "pointers: tagged").

@@ -7,18 +7,7 @@
 // and the tagged pointer from the CUDA runtime's cudaMalloc reached the (uninstrumented)
 // kernel, which faulted. (JIT instrumentation of such PTX is a separate feature: here the
 // kernel runs unchecked, with untagged arguments.)
-#include <cuda.h>
-#include "common.h"
-#define DRIVER(call)                                                                   \
-  do {                                                                                 \
-    CUresult r_ = (call);                                                              \
-    if (r_ != CUDA_SUCCESS) {                                                          \
-      const char* name = "?";                                                          \
-      cuGetErrorName(r_, &name);                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, name);        \
-      std::exit(2);                                                                    \
-    }                                                                                  \
-  } while (0)
+#include "driver_api.h"
 // y[i] = a * x[i] + y[i], written for this test (sm_90, PTX ISA 8.0).
 const char* kPtx = R"(
 .version 8.0

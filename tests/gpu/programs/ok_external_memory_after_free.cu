@@ -6,21 +6,11 @@
 // mapped buffer at the freed buffer's addresses (stderr says whether it did); nothing about
 // the freed buffer may be said of it, and its cudaFree is the driver's to judge.
 #include <cuda.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "common.h"
-
-#define CHECK_DRIVER(call)                                                        \
-  do {                                                                            \
-    CUresult r_ = (call);                                                         \
-    if (r_ != CUDA_SUCCESS) {                                                     \
-      std::fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, r_); \
-      std::exit(2);                                                               \
-    }                                                                             \
-  } while (0)
+#include "driver_api.h"
 
 __global__ void fill(int* p, int n, int v) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v + i % 7;
@@ -35,9 +25,9 @@ __global__ void sum(const int* p, int n, unsigned long long* total) {
 int main() {
   CHECK(cudaFree(nullptr));  // (the primary context, for the driver calls)
   CUdevice device;
-  CHECK_DRIVER(cuDeviceGet(&device, 0));
+  DRIVER(cuDeviceGet(&device, 0));
   int fdHandles = 0;
-  CHECK_DRIVER(cuDeviceGetAttribute(&fdHandles, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device));
+  DRIVER(cuDeviceGetAttribute(&fdHandles, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device));
   if (!fdHandles) {
     std::fprintf(stderr, "no file descriptor handles on this device\n");
     return 77;
@@ -48,7 +38,7 @@ int main() {
   prop.location.id = 0;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   size_t granularity = 0;
-  CHECK_DRIVER(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  DRIVER(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   const size_t bytes = ((size_t(8) << 20) + granularity - 1) / granularity * granularity;
   const int n = static_cast<int>(bytes / sizeof(int));
 
@@ -75,9 +65,9 @@ int main() {
 
   // The other API's memory, handed over as a file descriptor.
   CUmemGenericAllocationHandle physical;
-  CHECK_DRIVER(cuMemCreate(&physical, bytes, &prop, 0));
+  DRIVER(cuMemCreate(&physical, bytes, &prop, 0));
   int fd = -1;
-  CHECK_DRIVER(cuMemExportToShareableHandle(&fd, physical, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  DRIVER(cuMemExportToShareableHandle(&fd, physical, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   cudaExternalMemoryHandleDesc handle{};
   handle.type = cudaExternalMemoryHandleTypeOpaqueFd;
   handle.handle.fd = fd;  // (the import takes the descriptor over)
@@ -99,7 +89,7 @@ int main() {
   std::printf("mapped buffer sums to %llu\n", sumOf(mapped));
   CHECK(cudaFree(mapped));
   CHECK(cudaDestroyExternalMemory(external));
-  CHECK_DRIVER(cuMemRelease(physical));
+  DRIVER(cuMemRelease(physical));
 
   // And an allocation of the program's own there again is checked as before.
   int* last = nullptr;

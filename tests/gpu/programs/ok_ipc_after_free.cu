@@ -154,13 +154,7 @@ static int parent(int sock, pid_t pid) {
   CHECK(cudaMalloc(&legacy, kBytes));
   fill<<<128, 256>>>(legacy, kInts, 100);
 
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = 0;
-  cudaMemPool_t pool;
-  CHECK(cudaMemPoolCreate(&pool, &props));
+  cudaMemPool_t pool = exportablePool();
   int* pooled = nullptr;
   CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&pooled), kBytes, pool, 0));
   fill<<<128, 256>>>(pooled, kInts, 200);

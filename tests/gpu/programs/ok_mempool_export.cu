@@ -8,13 +8,7 @@ __global__ void fill(int* p, int n) {
   if (i < n) p[i] = i;
 }
 int main() {
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
-  props.location.type = cudaMemLocationTypeDevice;
-  props.location.id = 0;
-  cudaMemPool_t pool;
-  CHECK(cudaMemPoolCreate(&pool, &props));
+  cudaMemPool_t pool = exportablePool();
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   const int n = 1 << 16;

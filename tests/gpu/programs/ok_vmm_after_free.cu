@@ -8,16 +8,7 @@
 // go to stderr.
 #include <cuda.h>
 
-#include "common.h"
-
-#define CU(call)                                                                              \
-  do {                                                                                        \
-    CUresult r_ = (call);                                                                     \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, static_cast<int>(r_)); \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "driver_api.h"
 
 __global__ void fill(int* p, size_t n, int v) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
@@ -33,13 +24,13 @@ __global__ void sum(const int* p, size_t n, unsigned long long* total) {
 int main() {
   CHECK(cudaFree(nullptr));
   CUdevice dev;
-  CU(cuCtxGetDevice(&dev));
+  DRIVER(cuCtxGetDevice(&dev));
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = dev;
   size_t granularity = 0;
-  CU(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  DRIVER(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   const size_t bytes = (size_t(64) << 20) / granularity * granularity;
   const size_t n = bytes / sizeof(int);
   unsigned long long* total = nullptr;
@@ -56,22 +47,22 @@ int main() {
     CHECK(cudaFree(p));
 
     CUdeviceptr va = 0;
-    CU(cuMemAddressReserve(&va, bytes, granularity, reinterpret_cast<CUdeviceptr>(p), 0));
+    DRIVER(cuMemAddressReserve(&va, bytes, granularity, reinterpret_cast<CUdeviceptr>(p), 0));
     reused += va == reinterpret_cast<CUdeviceptr>(p);
     CUmemGenericAllocationHandle handle;
-    CU(cuMemCreate(&handle, bytes, &prop, 0));
-    CU(cuMemMap(va, bytes, 0, handle, 0));
+    DRIVER(cuMemCreate(&handle, bytes, &prop, 0));
+    DRIVER(cuMemMap(va, bytes, 0, handle, 0));
     CUmemAccessDesc access{};
     access.location = prop.location;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    CU(cuMemSetAccess(va, bytes, &access, 1));
+    DRIVER(cuMemSetAccess(va, bytes, &access, 1));
     CHECK(cudaMemset(total, 0, sizeof *total));
     fill<<<256, 256>>>(reinterpret_cast<int*>(va), n, 100 + round);
     sum<<<256, 256>>>(reinterpret_cast<const int*>(va), n, total);
     CHECK(cudaMemcpy(&host[1], total, sizeof *total, cudaMemcpyDeviceToHost));
-    CU(cuMemUnmap(va, bytes));
-    CU(cuMemRelease(handle));
-    CU(cuMemAddressFree(va, bytes));
+    DRIVER(cuMemUnmap(va, bytes));
+    DRIVER(cuMemRelease(handle));
+    DRIVER(cuMemAddressFree(va, bytes));
     std::printf("round %d: %llu %llu\n", round, host[0], host[1]);
   }
   std::fprintf(stderr, "reservations at the freed allocation's address: %d of 4\n", reused);
