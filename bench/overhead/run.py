@@ -186,33 +186,27 @@ def run_process(cmd, timeout, env=None):
     }
 
 
-def run_config(name, base_cmd, reps, kernels, repeats, timeout, env=None, first=0, total=None):
-    """Run one configuration `repeats` times (processes first+1.. of `total`); kernels a crash
-    skipped run one by one."""
-    runs = []
-    total = total or repeats
-    for i in range(first, first + repeats):
-        cmd = base_cmd + ["--reps", str(reps), "--markers"]
-        for k in kernels or []:
-            cmd += ["--kernel", k]
-        r = run_process(cmd, timeout, env)
-        runs.append(r)
-        log(f"  {name} {i + 1}/{total}: rc={r['rc']} {r['wall_s']:.1f}s, "
-            f"{len(r['results'])} kernels")
-        if r["rc"] != 0:
-            for line in r["stderr_tail"]:
-                log(f"    | {line}")
-        if r["rc"] == 0:
-            continue
-        expected = kernels or list_kernels(base_cmd, timeout) or known_kernels(runs)
-        missing = [k for k in expected if k not in r["results"]]
-        if missing:
-            for k in missing:
-                one = run_process(base_cmd + ["--reps", str(reps), "--markers", "--kernel", k],
-                                  timeout, env)
-                one["single_kernel"] = k
-                runs.append(one)
-                log(f"    {name} alone {k}: rc={one['rc']} {one['wall_s']:.1f}s")
+def run_config(name, base_cmd, reps, kernels, timeout, env, number, total, earlier):
+    """Run process `number` of `total` of one configuration; the kernels a crash skipped then
+    run one by one (which: --kernel, the binary's list, or what the configuration's `earlier`
+    runs and this one gave)."""
+    cmd = base_cmd + ["--reps", str(reps), "--markers"]
+    for k in kernels or []:
+        cmd += ["--kernel", k]
+    r = run_process(cmd, timeout, env)
+    runs = [r]
+    log(f"  {name} {number}/{total}: rc={r['rc']} {r['wall_s']:.1f}s, "
+        f"{len(r['results'])} kernels")
+    if r["rc"] == 0:
+        return runs
+    for line in r["stderr_tail"]:
+        log(f"    | {line}")
+    expected = kernels or list_kernels(base_cmd, timeout) or known_kernels(earlier + runs)
+    for k in [k for k in expected if k not in r["results"]]:
+        one = run_process(base_cmd + ["--reps", str(reps), "--markers", "--kernel", k], timeout, env)
+        one["single_kernel"] = k
+        runs.append(one)
+        log(f"    {name} alone {k}: rc={one['rc']} {one['wall_s']:.1f}s")
     return runs
 
 
@@ -757,8 +751,8 @@ def run_benchmarks(args):
     # allocation pairs took from 3.1 to 8.6 us on one H100 machine within minutes).
     for i in range(args.repeats):
         for c in configs:
-            runs_by_config[c] += run_config(LABELS[c], commands[c], reps_of[c], args.kernel, 1,
-                                            args.timeout, ENVS.get(c), first=i, total=args.repeats)
+            runs_by_config[c] += run_config(LABELS[c], commands[c], reps_of[c], args.kernel, args.timeout,
+                                            ENVS.get(c), i + 1, args.repeats, runs_by_config[c])
 
     expected = args.kernel or list_kernels(commands["plain"], args.timeout)
     rows = summarize(configs, runs_by_config, expected)
