@@ -5,9 +5,13 @@
 // for the graph's allocation are captured with it, values and all, so every launch writes that
 // allocation's entry again: no buffer made later may be given its entry, or each launch would
 // write over that buffer's (found by reading the design; docs/design.md, "Device tables").
-// Under cucatch-nvcc a tag is an entry's index, so the program makes new buffers until one
-// carries the graph allocation's tag, or 256 of them (the plain build stops at the first: no
-// tags), and reads every one back after the graph's next launch.
+// A direct tag is an entry's index (the graph's allocation had one before the fix), so the
+// program makes new buffers until one carries the graph allocation's tag, or 256 of them (the
+// plain build stops at the first: no tags), and reads every one back after the graph's next
+// launch, through a pointer loaded from memory (a parameter's bounds come from the host, which
+// the relaunch does not change). With the runtime of 92a058c (H200): the 36th buffer carried the
+// tag, and its read was reported as a use-after-free of the graph's 16384-byte stream-ordered
+// allocation (before the pointer was loaded from memory, the program passed there too).
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +22,15 @@ __global__ void fill(int* p, int n, int v) {
 }
 
 __global__ void sum(const int* p, int n, unsigned long long* total) {
+  unsigned long long s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i];
+  atomicAdd(total, s);
+}
+
+// The same through a pointer the kernel loads from memory: its checks look its allocation up in
+// the device's tables (a pointer parameter's bounds come with the launch, from the host's).
+__global__ void sumLoaded(const int* const* slot, int n, unsigned long long* total) {
+  const int* p = *slot;
   unsigned long long s = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i];
   atomicAdd(total, s);
@@ -35,9 +48,12 @@ int main() {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   unsigned long long* total = nullptr;
   CHECK(cudaMalloc(&total, sizeof *total));
+  const int** slot = nullptr;
+  CHECK(cudaMalloc(&slot, sizeof *slot));
   auto read = [&](const int* p) {
     CHECK(cudaMemsetAsync(total, 0, sizeof *total, s));
-    sum<<<16, 256, 0, s>>>(p, n, total);
+    CHECK(cudaMemcpyAsync(slot, &p, sizeof p, cudaMemcpyHostToDevice, s));
+    sumLoaded<<<16, 256, 0, s>>>(slot, n, total);
     unsigned long long host = 0;
     CHECK(cudaMemcpyAsync(&host, total, sizeof host, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));
@@ -73,6 +89,10 @@ int main() {
       live.push_back(q);
       if ((reinterpret_cast<uintptr_t>(q) >> 56) == graphTag) break;
     }
+    // (stderr: which buffer carries the graph allocation's tag, where cucatch tags pointers)
+    std::fprintf(stderr, "round %d: graph allocation's tag %#llx, buffer %zu of %zu carries it: %s\n", round,
+                 static_cast<unsigned long long>(graphTag), live.size() - 1, live.size(),
+                 (reinterpret_cast<uintptr_t>(live.back()) >> 56) == graphTag ? "yes" : "no");
     CHECK(cudaMemsetAsync(total, 0, sizeof *total, s));
     CHECK(cudaGraphLaunch(exec, s));
     unsigned long long fromGraph = 0;
@@ -86,6 +106,7 @@ int main() {
   }
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaFree(slot));
   CHECK(cudaFree(total));
   CHECK(cudaStreamDestroy(s));
   return 0;
