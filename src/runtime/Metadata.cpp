@@ -249,15 +249,12 @@ uint32_t Metadata::takeIndex(bool direct, bool freshOnly) {
     if (quarantine.size() > keep) {
       uint32_t i = quarantine.front();
       quarantine.pop_front();
-      // The freed allocation that held this index no longer maps to it.
-      if (auto it = indexToBase_.find(i); it != indexToBase_.end()) {
-        auto old = byBase_.find(it->second);
-        if (old != byBase_.end() && old->second.bstIndex == i) {
-          Allocation& a = old->second;
-          shadow_.unmapWhereMapped(a.base, a.size + config_.padding + config_.extentAlign, i);  // its whole extent
-          a.bstIndex = 0;
-        }
-      }
+      // The freed allocation that held this index no longer maps to it: its whole extent, by
+      // the bounds its entry still holds, also where a smaller allocation made at its base since
+      // has taken its record's place and left the rest of its extent mapped to it.
+      const abi::BstEntry& last = bst_[i];
+      shadow_.unmapWhereMapped(last.base, last.size + config_.padding + config_.extentAlign, i);
+      if (auto old = byBase_.find(last.base); old != byBase_.end() && old->second.bstIndex == i) old->second.bstIndex = 0;
       return i;
     }
     return fresh.empty() ? 0u : takeFresh();
@@ -329,7 +326,6 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   a.allocatedAt = std::move(backtrace);
   if (index != 0) {  // index 0: the table is full; the allocation goes untracked
     setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});
-    indexToBase_[index] = base;
     shadow_.map(base, size, index, takenBack);
     // Padding: a one-past-the-end pointer still finds its own allocation, unless the next
     // granule belongs to a live allocation already. Not for stream-ordered memory: its shadow

@@ -238,7 +238,6 @@ class Metadata {
   std::multimap<uint64_t, Allocation> replaced_;           // freed ones a newer allocation at their base replaced
   std::deque<std::multimap<uint64_t, Allocation>::iterator> replacedOrder_;  // oldest first, bounded
   std::unordered_map<uint64_t, uint64_t> idToBase_;
-  std::unordered_map<uint32_t, uint64_t> indexToBase_;     // BST index -> base of its allocation
   // The untracked range that holds the untagged `address`, or untracked_.end().
   std::map<uint64_t, UntrackedRange>::const_iterator untrackedRangeAt(uint64_t address) const;
   // Ends every untracked range that overlaps [base, base + size).

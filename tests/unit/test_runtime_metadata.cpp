@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -592,6 +593,41 @@ TEST_CASE("freed indirect indices wait in quarantine before they are handed out 
   m.onFree(live[100]);
   uint64_t reused = m.onAllocate(address(901), 64, MemoryKind::StreamOrdered);
   CHECK(m.deviceView(reused).index == firstIndex);
+}
+
+TEST_CASE("an index handed out again leaves nothing mapped to it past a smaller allocation made at its holder's base",
+          "[runtime]") {
+  // Tags off, 800 indirect indices (as above). A freed 64 KiB allocation's tail stays mapped to
+  // its index, freed (a stale pointer there is a use after free), once a 4 KiB allocation takes
+  // its base; when that index goes to another allocation, the tail must map to nothing, not to
+  // the new holder (an untagged pointer there would be checked against that one's bounds).
+  Metadata m(MetadataConfig{.tags = false, .bstCapacity = 1056});
+  const uint64_t base = deviceAddress(0), tail = base + 32 * 1024;
+  uint64_t big = m.onAllocate(base, 64 * 1024, MemoryKind::Device);
+  const uint32_t freedIndex = m.deviceView(big).index;
+  REQUIRE(freedIndex != 0);
+  m.onFree(big);
+  uint64_t small = m.onAllocate(base, 4096, MemoryKind::Device);
+  const uint32_t smallIndex = m.deviceView(small).index;
+  REQUIRE(smallIndex != freedIndex);
+  CHECK(m.deviceView(tail).index == freedIndex);
+  CHECK(m.deviceView(tail).entry.state == abi::kBstFreed);
+  std::deque<uint64_t> others;
+  uint64_t taker = 0;
+  for (int i = 1; i < 1800 && !taker; ++i) {
+    uint64_t p = m.onAllocate(deviceAddress(i), 64, MemoryKind::Device);
+    if (m.deviceView(p).index == freedIndex) taker = p;
+    others.push_back(p);
+    if (others.size() > 200) {
+      m.onFree(others.front());
+      others.pop_front();
+    }
+  }
+  REQUIRE(taker != 0);
+  CHECK(m.deviceView(tail).index == 0);
+  CHECK(m.deviceView(small + 100).index == smallIndex);
+  CHECK(m.deviceView(small + 100).entry.base == base);
+  CHECK(m.deviceView(taker).entry.base == untag(taker));
 }
 
 TEST_CASE("registered host memory keeps its padding alone: the host placed what follows it", "[runtime]") {
