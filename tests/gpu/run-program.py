@@ -44,7 +44,9 @@
   (common.h's sayWhetherTagged), so that a clean run is known to have used tagged pointers, and
   "// cucatch-expect-raw" wants "pointers: raw" (memory a precompiled library allocated);
   with --jit plain (or --jit ptx), the plain build NAME.plain (or the PTX-only one, NAME.ptx) under
-  `cucatch-run --jit` takes the cucatch build's place and is judged the same way (JIT mode
+  `cucatch-run --jit` takes the cucatch build's place and is judged the same way, launching no
+  launch twins (CUCATCH_LAUNCH_METADATA=0, unless the program expects twins or sets it: so that one
+  of the two runs checks pointer parameters against the device's tables) (JIT mode
   instruments its PTX; "// cucatch-build-env:" variables are set for the run, which is where JIT
   mode reads CUCATCH_PTX_FLAGS), except that what holds for the cucatch build only (its notes,
   "expect-tagged", "expect-raw", "also: with tags on") is left out, and any "// cucatch-jit-X"
@@ -182,6 +184,13 @@ def main():
                          "// cucatch-also: with tags on")
         text = [l.replace("// cucatch-jit-", "// cucatch-", 1) for l in text if not l.startswith(compiled_only)]
     env = dict(os.environ)
+    if a.jit and not any(l.startswith("// cucatch-expect-launch-twin: ") for l in text):
+        # JIT-mode runs launch the kernels themselves, not their launch twins, unless the program
+        # asks for twins: a twin's pointer parameters get their bounds from the host's tables at
+        # the launch, so with twins in both runs a pointer parameter's accesses would never be
+        # checked against the device's tables, whose every update these programs are there to
+        # test (ok_graph_capture_index_reuse passed on a runtime that wrote them wrong).
+        env["CUCATCH_LAUNCH_METADATA"] = "0"
     for l in text:
         for prefix in ["// cucatch-env: "] + (["// cucatch-build-env: "] if a.jit else []):
             if l.startswith(prefix):
