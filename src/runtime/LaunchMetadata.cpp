@@ -5,7 +5,7 @@
 namespace cucatch::runtime {
 
 bool launchTwinArguments(void* const* params, uint32_t paramCount, const std::vector<uint32_t>& positions,
-                         const std::function<Metadata::DeviceView(uint64_t)>& view,
+                         const std::function<std::optional<Metadata::DeviceView>(uint64_t)>& view,
                          std::vector<LaunchBounds>& bounds, std::vector<void*>& out) {
   bounds.clear();
   bounds.reserve(positions.size());  // (out points into it)
@@ -14,10 +14,11 @@ bool launchTwinArguments(void* const* params, uint32_t paramCount, const std::ve
     uint64_t pointer = 0;
     std::memcpy(&pointer, params[position], sizeof pointer);
     if (isDeviceHeapTag(tagOf(pointer))) return false;
-    const Metadata::DeviceView v = view(pointer);
-    bounds.push_back({v.entry.base, v.entry.size,
-                      v.verdict | uint32_t(v.entry.tag) << abi::kMetaTagShift |
-                          uint32_t(v.entry.state) << abi::kMetaStateShift});
+    const std::optional<Metadata::DeviceView> v = view(pointer);
+    if (!v) return false;
+    bounds.push_back({v->entry.base, v->entry.size,
+                      v->verdict | uint32_t(v->entry.tag) << abi::kMetaTagShift |
+                          uint32_t(v->entry.state) << abi::kMetaStateShift});
   }
   out.assign(params, params + paramCount);
   for (auto& b : bounds) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "runtime/Metadata.h"
@@ -21,9 +22,10 @@ struct LaunchBounds {
 // The twin's kernelParams for a launch of its kernel with `params` (`paramCount` of them), the
 // pointers at `positions` looked up with `view`, into `bounds` and `out` (which point into
 // `bounds`); false where the host cannot give some pointer's bounds: a device-heap tag, whose
-// entry only the device keeps (the kernel itself runs then).
+// entry only the device keeps, or one `view` has none for (Metadata::launchView: a graph's
+// allocation). The kernel itself runs then.
 bool launchTwinArguments(void* const* params, uint32_t paramCount, const std::vector<uint32_t>& positions,
-                         const std::function<Metadata::DeviceView(uint64_t)>& view,
+                         const std::function<std::optional<Metadata::DeviceView>(uint64_t)>& view,
                          std::vector<LaunchBounds>& bounds, std::vector<void*>& out);
 
 }  // namespace cucatch::runtime

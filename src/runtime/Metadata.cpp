@@ -212,6 +212,7 @@ constexpr size_t kReplacedKept = 4096;
 Metadata::Metadata(MetadataConfig config) : config_(config), rng_(config.seed) {
   config_.bstCapacity = std::max<uint32_t>(config_.bstCapacity, kFirstIndirect + 1);
   bst_.assign(config_.bstCapacity, abi::BstEntry{});
+  replayedIndex_.assign(config_.bstCapacity, false);
   // Entry 0: unknown memory, where everything passes but the null page (cucatch_abi.h).
   setEntry(0, abi::BstEntry{abi::kNullPageBytes, 0 - abi::kNullPageBytes, 0, abi::kBstLive, 0, 0, 0});
   // Direct tags are BST indices: the even ones of 16..254 (the odd entries stay unused).
@@ -323,6 +324,7 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
   a.kind = kind;
   a.byLibrary = raw;
   a.replayed = captured;
+  if (captured && index != 0) replayedIndex_[index] = true;
   a.allocatedAt = std::move(backtrace);
   if (index != 0) {  // index 0: the table is full; the allocation goes untracked
     setEntry(index, abi::BstEntry{base, size, tag, abi::kBstLive, 0, static_cast<uint32_t>(a.id), 0});
@@ -412,6 +414,7 @@ FreeResult Metadata::onFree(uint64_t pointer, Backtrace backtrace, bool captured
   a.live = false;
   a.freedAt = std::move(backtrace);
   a.replayed = a.replayed || captured;
+  if (a.replayed && a.bstIndex != 0) replayedIndex_[a.bstIndex] = true;
   if (a.bstIndex != 0) {
     abi::BstEntry e = bst_[a.bstIndex];
     e.state = abi::kBstFreed;
@@ -543,6 +546,12 @@ Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
   uint8_t compared = temporal ? tag : e.tag;
   uint32_t verdict = (e.tag != compared || e.state != abi::kBstLive) ? abi::kMetaVerdictBad : 0;
   return {index, e, verdict};
+}
+
+std::optional<Metadata::DeviceView> Metadata::launchView(uint64_t pointer) const {
+  DeviceView v = deviceView(pointer);
+  if (v.index != 0 && replayedIndex_[v.index]) return std::nullopt;
+  return v;
 }
 
 }  // namespace cucatch::runtime

@@ -221,6 +221,12 @@ class Metadata {
     uint32_t verdict;  // 0 or abi::kMetaVerdictBad (entry.state says which: freed or a stale tag)
   };
   DeviceView deviceView(uint64_t pointer) const;
+  // What a launch twin is given for `pointer` (LaunchMetadata.h): deviceView, or nothing where
+  // the view is of an allocation made or freed in a capture, whose state on the device is the
+  // graphs' doing from then on, not the host's: a launch of the graph that made it makes it live
+  // again after the program freed it outside, and a graph that frees it frees it when it runs,
+  // not when it was captured (a kernel launched in between uses it correctly).
+  std::optional<DeviceView> launchView(uint64_t pointer) const;
 
  private:
   uint32_t takeIndex(bool direct, bool freshOnly = false);
@@ -244,6 +250,7 @@ class Metadata {
   void endUntrackedOverlapping(uint64_t base, uint64_t size);
   std::map<uint64_t, UntrackedRange> untracked_;           // by base (onUntrackedReserve)
   std::vector<uint32_t> freeDirect_, freeIndirect_;        // never-used indices
+  std::vector<bool> replayedIndex_;                        // by index: an Allocation::replayed one's
   std::deque<uint32_t> quarantineDirect_, quarantineIndirect_;  // freed, reused oldest first
   // The indirect index of the freed, untagged allocation of `size` and `kind` at `base`, taken
   // out of quarantine (onAllocate's `inFreedOrder`); 0 where there is none.

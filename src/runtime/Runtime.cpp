@@ -1149,7 +1149,7 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
       d_.cuStreamIsCapturing(*stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
     const Twin& t = launchTwin(function, f, *m);
     if (t.function && launchTwinArguments(params, t.record->paramCount, t.record->launchParams,
-                                          [&](uint64_t p) { return metadata_->deviceView(p); }, scratch.bounds,
+                                          [&](uint64_t p) { return metadata_->launchView(p); }, scratch.bounds,
                                           scratch.params)) {
       params = scratch.params.data();
       *twin = t.function;

@@ -721,7 +721,7 @@ TEST_CASE("a launch twin's arguments: the kernel's own, then each pointer's boun
   float scale = 2.0f;
   uint64_t pa = a + 8, pb = b, pr = raw;
   void* params[] = {&pa, &scale, &pb, &pr};
-  auto view = [&](uint64_t p) { return m.deviceView(p); };
+  auto view = [&](uint64_t p) { return m.launchView(p); };
   std::vector<LaunchBounds> bounds;
   std::vector<void*> out;
   REQUIRE(launchTwinArguments(params, 4, {0, 2, 3}, view, bounds, out));
@@ -746,7 +746,7 @@ TEST_CASE("a launch twin is not given bounds the host does not keep", "[runtime]
   Metadata m;
   std::vector<LaunchBounds> bounds;
   std::vector<void*> out;
-  auto view = [&](uint64_t p) { return m.deviceView(p); };
+  auto view = [&](uint64_t p) { return m.launchView(p); };
   // A device-heap block's tag: its entry is the device's own.
   uint64_t heap = withTag(deviceAddress(0), abi::kFirstHeapTag);
   REQUIRE(isDeviceHeapTag(tagOf(heap)));
@@ -757,6 +757,20 @@ TEST_CASE("a launch twin is not given bounds the host does not keep", "[runtime]
   void* one[] = {&p};
   CHECK_FALSE(launchTwinArguments(one, 1, {1}, view, bounds, out));
   CHECK(launchTwinArguments(one, 1, {0}, view, bounds, out));
+  // An allocation made in a capture (a graph's), and one freed in a capture: the graphs' launches
+  // decide whether they are live when a kernel runs, so the kernel itself runs and reads them from
+  // the device's tables.
+  uint64_t inGraph = m.onAllocate(deviceAddress(2), 64, MemoryKind::StreamOrdered, {}, false, false, /*captured=*/true);
+  void* graphs[] = {&inGraph};
+  CHECK_FALSE(launchTwinArguments(graphs, 1, {0}, view, bounds, out));
+  m.onFree(inGraph);  // outside the graph, after a launch; the next launch makes it live again
+  CHECK_FALSE(launchTwinArguments(graphs, 1, {0}, view, bounds, out));
+  uint64_t freedByGraph = m.onAllocate(deviceAddress(3), 64, MemoryKind::Device);
+  void* later[] = {&freedByGraph};
+  CHECK(launchTwinArguments(later, 1, {0}, view, bounds, out));
+  m.onFree(freedByGraph, {}, /*captured=*/true);  // freed when the graph runs, not yet
+  CHECK_FALSE(launchTwinArguments(later, 1, {0}, view, bounds, out));
+  CHECK(launchTwinArguments(one, 1, {0}, view, bounds, out));  // the others still get theirs
   // Bits 48..55 set (where a frame tag goes) under no global tag: instrumented code walks the
   // shadow map with the low 48 bits, and so does the host's view.
   uint64_t framed = untag(p) | uint64_t(5) << 48;
