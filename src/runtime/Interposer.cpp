@@ -273,7 +273,7 @@ HOOK_SINCE(cuLinkAddFile, 6050)(Fn real, CUlinkState state, CUjitInputType type,
 }};
 HOOK_SINCE(cuLibraryGetKernel, 12000)(Fn real, CUkernel* kernel, CUlibrary library, const char* name) {
   CUresult r = real(kernel, library, name);
-  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel);
+  if (r == CUDA_SUCCESS) rt().noteKernelHandle(*kernel, library);
   return r;
 }};
 // An attribute the program sets on a kernel (the dynamic shared memory it may take, a cluster
@@ -290,15 +290,20 @@ HOOK_SINCE(cuKernelSetAttribute, 12000)(Fn real, CUfunction_attribute attribute,
   if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
-// A module unloaded: its launch twins' handles die with it, and a later module may get them.
+HOOK_SINCE(cuLibraryGetModule, 12000)(Fn real, CUmodule* module, CUlibrary library) {
+  CUresult r = real(module, library);
+  if (r == CUDA_SUCCESS) rt().noteLibraryModule(*module, library);
+  return r;
+}};
+// A module unloaded: its handles and its functions' die with it, and a later module may get them.
 HOOK(cuModuleUnload)(Fn real, CUmodule module) {
   CUresult r = real(module);
-  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
+  if (r == CUDA_SUCCESS) rt().moduleUnloaded(module);
   return r;
 }};
 HOOK_SINCE(cuLibraryUnload, 12000)(Fn real, CUlibrary library) {
   CUresult r = real(library);
-  if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
+  if (r == CUDA_SUCCESS) rt().libraryUnloaded(library);
   return r;
 }};
 HOOK(cuLaunchKernel)(Fn real, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -494,14 +499,23 @@ HOOK(cuStreamBeginCaptureToGraph)(Fn real, CUstream s, CUgraph graph, const CUgr
   return captureBegun(real(s, graph, deps, edges, n, mode));
 }};
 HOOK(cuStreamEndCapture)(Fn real, CUstream s, CUgraph* graph) {
+  // Ended; or, where it failed, ended (invalidated) or not (called from the wrong thread), or
+  // there was no capture on this stream to end (a review's find: that failure took another
+  // stream's capture off the count, and at 0 no stream is asked). The stream says, before and
+  // after; but 0 names the per-thread stream only through the per-thread entry point, so there
+  // a failure leaves the count as it is (too high: streams are asked, as before).
+  auto status = [&] {
+    CUstreamCaptureStatus now = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    return s && rt().driver().cuStreamIsCapturing(s, &now) == CUDA_SUCCESS ? std::optional(now) : std::nullopt;
+  };
+  const auto before = status();
   CUresult r = real(s, graph);
-  // Ended; or, where it failed, ended (invalidated) or not (called from the wrong thread): the
-  // stream says, but 0 names the per-thread stream only through the per-thread entry point, so
-  // there a failure leaves the count as it is (too high: streams are asked, as before).
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  if (r == CUDA_SUCCESS || (s && rt().driver().cuStreamIsCapturing(s, &status) == CUDA_SUCCESS &&
-                            status == CU_STREAM_CAPTURE_STATUS_NONE))
+  if (r == CUDA_SUCCESS) {
     rt().captureEnded();
+  } else if (before && *before != CU_STREAM_CAPTURE_STATUS_NONE) {
+    const auto after = status();
+    if (after && *after == CU_STREAM_CAPTURE_STATUS_NONE) rt().captureEnded();
+  }
   return r;
 }};
 HOOK(cuWaitExternalSemaphoresAsync)(Fn real, const CUexternalSemaphore* sems,
@@ -1091,7 +1105,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
-  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuModuleUnload) X(cuLibraryUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuLibraryGetModule) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuModuleUnload) X(cuLibraryUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

@@ -644,9 +644,61 @@ CUresult Runtime::free(CUdeviceptr pointer, const std::function<CUresult(CUdevic
 
 // ------------------------------------------------------------------------------ launches
 
-void Runtime::noteKernelHandle(void* kernel) {
+void Runtime::noteKernelHandle(void* kernel, CUlibrary library) {
   std::lock_guard lock(mutex_);
-  kernelHandles_.insert(kernel);
+  kernelHandles_[kernel] = library;
+}
+
+void Runtime::noteLibraryModule(CUmodule module, CUlibrary library) {
+  std::lock_guard lock(mutex_);
+  libraryModules_[module] = library;
+}
+
+void Runtime::moduleUnloaded(CUmodule module) {
+  std::lock_guard lock(mutex_);
+  libraryModules_.erase(module);
+  forgetModules([&](CUmodule m) { return m == module; });
+}
+
+void Runtime::libraryUnloaded(CUlibrary library) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(kernelHandles_, [&](const auto& k) { return k.second == library; });
+  std::set<CUmodule> gone;
+  for (auto it = libraryModules_.begin(); it != libraryModules_.end();) {
+    if (it->second != library) {
+      ++it;
+      continue;
+    }
+    gone.insert(it->first);
+    it = libraryModules_.erase(it);
+  }
+  forgetModules([&](CUmodule m) { return gone.count(m) != 0; });
+}
+
+void Runtime::forgetModules(const std::function<bool(CUmodule)>& unloaded) {
+  std::set<const Module*> gone;
+  for (auto it = modules_.begin(); it != modules_.end();) {
+    if (!unloaded(it->first.second)) {
+      ++it;
+      continue;
+    }
+    gone.insert(it->second.get());
+    unloadedModules_.push_back(std::move(it->second));
+    it = modules_.erase(it);
+  }
+  // (A handle whose module was not found is asked again too: it may be another function now.)
+  for (auto it = functionModule_.begin(); it != functionModule_.end();) {
+    if (it->second.module && !gone.count(it->second.module)) {
+      ++it;
+      continue;
+    }
+    paramLayout_.erase(it->first);
+    functionNames_.erase({it->first.first, it->second.function});
+    functionNames_.erase({it->first.first, static_cast<CUfunction>(it->first.second)});
+    it = functionModule_.erase(it);
+  }
+  // Every twin's handle is looked up again: one of the module's may have been any kernel's.
+  twins_.clear();
 }
 
 Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& instrumented) {
@@ -660,7 +712,8 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& ins
     return cached->second.module;
   }
   CUfunction f = static_cast<CUfunction>(handle);
-  if (kernelHandles_.count(handle)) {
+  auto kernel = kernelHandles_.find(handle);
+  if (kernel != kernelHandles_.end()) {
     CUfunction g = nullptr;
     if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS) f = g;
   }
@@ -680,6 +733,7 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& ins
       return nullptr;
     }
   }
+  if (kernel != kernelHandles_.end()) libraryModules_[mod] = kernel->second;  // (this context's module of the library)
   auto& slot = modules_[{context, mod}];
   if (!slot) {
     slot = std::make_unique<Module>();
@@ -1347,10 +1401,13 @@ const Site* Runtime::namedObject(const abi::ErrorRecord& r) const {
   // index in the module's units whose size is the bounds', named where they are all one
   // variable; only where none is, a dynamic region of that index (its size is the launch's).
   std::vector<uint32_t> units{r.unit};
-  for (const auto& [handle, m] : modules_)
-    if (m->units.count(r.unit))
-      for (uint32_t unit : m->units)
+  auto siblings = [&](const Module& m) {
+    if (m.units.count(r.unit))
+      for (uint32_t unit : m.units)
         if (std::find(units.begin(), units.end(), unit) == units.end()) units.push_back(unit);
+  };
+  for (const auto& [handle, m] : modules_) siblings(*m);
+  for (const auto& m : unloadedModules_) siblings(*m);
   for (bool dynamic : {false, true}) {
     const Site* found = nullptr;
     for (uint32_t unit : units) {

@@ -91,9 +91,15 @@ class Runtime {
   // which the twin lacks).
   CUresult twinRefused(void* function, CUresult result, const std::function<CUresult()>& launchKernel);
   // Launch twins are looked up again at their next launch: after the program set an attribute of
-  // a kernel (cuFuncSetAttribute, cuKernelSetAttribute), which the twin then takes too, and after
-  // it unloaded a module or library (their handles may come back as another module's functions).
+  // a kernel (cuFuncSetAttribute, cuKernelSetAttribute), which the twin then takes too.
   void forgetLaunchTwins();
+  // The program unloaded a module, or a library (whose modules, one per context, go with it).
+  // The driver hands their handles out again, to the next module loaded and its functions
+  // (seen on an H200: 18 of 48 handles in bug_module_reload), so what the runtime learned of
+  // each (which module a launch handle is in, whether its kernel is instrumented, its name, its
+  // parameters' layout, its twin, the module's registration) goes with them.
+  void moduleUnloaded(CUmodule module);
+  void libraryUnloaded(CUlibrary library);
   // A graph launch in `stream`: its kernels run after the table updates so far.
   void graphLaunching(CUstream stream);
   // Before a wrapped driver call that could order work after the stream-ordered table changes
@@ -118,7 +124,10 @@ class Runtime {
   // one cucatch instrumented and the refusal is about resources, says so (registers with and
   // without instrumentation), since the original may have launched.
   void launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api);
-  void noteKernelHandle(void* kernel);
+  // A CUkernel of `library` (cuLibraryGetKernel), and `library`'s module in the current context
+  // (cuLibraryGetModule): what libraryUnloaded finds them by.
+  void noteKernelHandle(void* kernel, CUlibrary library);
+  void noteLibraryModule(CUmodule module, CUlibrary library);
 
   // ---- contexts ----------------------------------------------------------------------------
   // Before the program destroys `ctx` (under the runtime's lock, so that no other thread uses
@@ -331,12 +340,18 @@ class Runtime {
   };
   std::unordered_map<InContext<void*>, Resolved, InContextHash> functionModule_;  // launch handle (CUfunction or CUkernel)
   std::unordered_map<InContext<CUmodule>, std::unique_ptr<Module>, InContextHash> modules_;
+  // Modules unloaded (moduleUnloaded), kept: launched_ may still name them in a report.
+  std::vector<std::unique_ptr<Module>> unloadedModules_;
+  // Forgets the modules `unloaded` names (by handle, in every context) and every launch handle
+  // resolved to one of them, or to no module.
+  void forgetModules(const std::function<bool(CUmodule)>& unloaded);
   std::unordered_map<uint32_t, SiteTable> units_;  // by unit id, from every module loaded
   // Kernels launched since the last report point, and their modules: who was running when a
   // device function recorded a violation.
   std::vector<std::pair<std::string, const Module*>> launched_;
   std::unordered_map<InContext<CUfunction>, std::string, InContextHash> functionNames_;
-  std::unordered_set<void*> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel
+  std::unordered_map<void*, CUlibrary> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel, with their library
+  std::unordered_map<CUmodule, CUlibrary> libraryModules_;  // libraries' modules met (noteLibraryModule, moduleOf)
   std::unordered_map<InContext<void*>, std::vector<std::pair<size_t, size_t>>, InContextHash> paramLayout_;  // by launch handle
   std::unordered_map<InContext<void*>, Twin, InContextHash> twins_;  // by launch handle
 
