@@ -550,7 +550,7 @@ Metadata::DeviceView Metadata::deviceView(uint64_t pointer) const {
 
 std::optional<Metadata::DeviceView> Metadata::launchView(uint64_t pointer) const {
   DeviceView v = deviceView(pointer);
-  if (v.index != 0 && replayedIndex_[v.index]) return std::nullopt;
+  if ((v.index != 0 && replayedIndex_[v.index]) || v.verdict != 0) return std::nullopt;
   return v;
 }
 

@@ -221,11 +221,18 @@ class Metadata {
     uint32_t verdict;  // 0 or abi::kMetaVerdictBad (entry.state says which: freed or a stale tag)
   };
   DeviceView deviceView(uint64_t pointer) const;
-  // What a launch twin is given for `pointer` (LaunchMetadata.h): deviceView, or nothing where
-  // the view is of an allocation made or freed in a capture, whose state on the device is the
-  // graphs' doing from then on, not the host's: a launch of the graph that made it makes it live
-  // again after the program freed it outside, and a graph that frees it frees it when it runs,
-  // not when it was captured (a kernel launched in between uses it correctly).
+  // What a launch twin is given for `pointer` (LaunchMetadata.h): deviceView, or nothing
+  // (the kernel itself runs, and its threads read the device's tables when they run) where the
+  // host's view at the launch may not be the device's then:
+  // - an allocation made or freed in a capture: its state on the device is the graphs' doing, not
+  //   the host's (a launch of the graph that made it makes it live again after the program freed
+  //   it outside; a graph that frees it frees it when it runs, not when it was captured);
+  // - a pointer the host holds freed or stale (the bad verdict): a stream-ordered free the host
+  //   was asked for before the launch may be ordered after the kernel on the device by a wait
+  //   there (cuStreamWaitValue32 on a flag the kernel's stream sets later, an external semaphore,
+  //   a host function), so a correct kernel may still use the memory (a review's find). A live
+  //   pointer's view is the device's wherever the program is correct: a free ordered before the
+  //   kernel was asked for before it.
   std::optional<DeviceView> launchView(uint64_t pointer) const;
 
  private:

@@ -721,7 +721,8 @@ TEST_CASE("a launch twin's arguments: the kernel's own, then each pointer's boun
   float scale = 2.0f;
   uint64_t pa = a + 8, pb = b, pr = raw;
   void* params[] = {&pa, &scale, &pb, &pr};
-  auto view = [&](uint64_t p) { return m.launchView(p); };
+  // (Every state's words, from deviceView: launchView gives none for some, in the next test.)
+  auto view = [&](uint64_t p) { return std::optional(m.deviceView(p)); };
   std::vector<LaunchBounds> bounds;
   std::vector<void*> out;
   REQUIRE(launchTwinArguments(params, 4, {0, 2, 3}, view, bounds, out));
@@ -771,6 +772,13 @@ TEST_CASE("a launch twin is not given bounds the host does not keep", "[runtime]
   m.onFree(freedByGraph, {}, /*captured=*/true);  // freed when the graph runs, not yet
   CHECK_FALSE(launchTwinArguments(later, 1, {0}, view, bounds, out));
   CHECK(launchTwinArguments(one, 1, {0}, view, bounds, out));  // the others still get theirs
+  // A pointer the host holds freed, or stale: its free may be ordered after the kernel on the
+  // device (a wait there), so the device's tables decide when the kernel runs.
+  uint64_t freed = m.onAllocate(deviceAddress(4), 64, MemoryKind::Device);
+  m.onFree(freed);
+  void* stale[] = {&freed};
+  REQUIRE(m.deviceView(freed).verdict != 0);
+  CHECK_FALSE(launchTwinArguments(stale, 1, {0}, view, bounds, out));
   // Bits 48..55 set (where a frame tag goes) under no global tag: instrumented code walks the
   // shadow map with the low 48 bits, and so does the host's view.
   uint64_t framed = untag(p) | uint64_t(5) << 48;
