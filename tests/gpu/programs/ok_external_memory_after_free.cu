@@ -11,15 +11,10 @@
 #include <vector>
 
 #include "driver_api.h"
+#include "sum_kernel.h"
 
 __global__ void fill(int* p, int n, int v) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v + i % 7;
-}
-
-__global__ void sum(const int* p, int n, unsigned long long* total) {
-  unsigned long long s = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i];
-  atomicAdd(total, s);
 }
 
 int main() {

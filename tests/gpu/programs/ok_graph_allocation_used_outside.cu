@@ -10,15 +10,10 @@
 // cucatch build reported "use-after-free read of 4 bytes ... of a 262144-byte stream-ordered
 // allocation ..., freed" in sum).
 #include "common.h"
+#include "sum_kernel.h"
 
 __global__ void fill(int* p, int n, int v) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v + i % 11;
-}
-
-__global__ void sum(const int* p, int n, unsigned long long* total) {
-  unsigned long long s = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i];
-  atomicAdd(total, s);
 }
 
 int main() {

@@ -16,15 +16,10 @@
 #include <vector>
 
 #include "common.h"
+#include "sum_kernel.h"
 
 __global__ void fill(int* p, int n, int v) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v + i % 13;
-}
-
-__global__ void sum(const int* p, int n, unsigned long long* total) {
-  unsigned long long s = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i];
-  atomicAdd(total, s);
 }
 
 // The same through a pointer the kernel loads from memory: its checks look its allocation up in
