@@ -290,18 +290,18 @@ HOOK_SINCE(cuKernelSetAttribute, 12000)(Fn real, CUfunction_attribute attribute,
   if (r == CUDA_SUCCESS) rt().forgetLaunchTwins();
   return r;
 }};
-HOOK_SINCE(cuLibraryGetModule, 12000)(Fn real, CUmodule* module, CUlibrary library) {
-  CUresult r = real(module, library);
-  if (r == CUDA_SUCCESS) rt().noteLibraryModule(*module, library);
-  return r;
-}};
 // A module unloaded: its handles and its functions' die with it, and a later module may get them.
+// Forgotten before the real unload too: another thread loading a module once the real one
+// returned may be given those handles before the runtime forgets them (a review's find).
+// Forgetting a module that stays loaded costs its registration again at its next launch.
 HOOK(cuModuleUnload)(Fn real, CUmodule module) {
+  rt().moduleUnloaded(module);
   CUresult r = real(module);
   if (r == CUDA_SUCCESS) rt().moduleUnloaded(module);
   return r;
 }};
 HOOK_SINCE(cuLibraryUnload, 12000)(Fn real, CUlibrary library) {
+  rt().libraryUnloaded(library);
   CUresult r = real(library);
   if (r == CUDA_SUCCESS) rt().libraryUnloaded(library);
   return r;
@@ -1105,7 +1105,7 @@ HOOK(cuMemHostUnregister)(Fn real, void* p) {
   X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocManaged) X(cuMemHostAlloc) X(cuMemAllocHost)         \
   X(cuMemAllocAsync) X(cuMemAllocFromPoolAsync) X(cuMemFree) X(cuMemFreeHost) X(cuMemFreeAsync)     \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleLoad) X(cuLibraryLoadData)    \
-  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuLibraryGetModule) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuModuleUnload) X(cuLibraryUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
+  X(cuLibraryLoadFromFile) X(cuLinkAddData) X(cuLinkAddFile) X(cuLibraryGetKernel) X(cuGetExportTable) X(cuGraphLaunch) X(cuFuncSetAttribute) X(cuKernelSetAttribute) X(cuModuleUnload) X(cuLibraryUnload) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)          \
   X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams)           \
   X(cuGraphAddKernelNode_old) X(cuGraphKernelNodeSetParams_old) X(cuGraphExecKernelNodeSetParams_old) \
   X(cuCtxSynchronize_old) X(cuCtxSynchronize_v2) X(cuStreamSynchronize) X(cuEventSynchronize) X(cuStreamQuery) X(cuEventQuery) \

@@ -649,30 +649,20 @@ void Runtime::noteKernelHandle(void* kernel, CUlibrary library) {
   kernelHandles_[kernel] = library;
 }
 
-void Runtime::noteLibraryModule(CUmodule module, CUlibrary library) {
-  std::lock_guard lock(mutex_);
-  libraryModules_[module] = library;
-}
-
 void Runtime::moduleUnloaded(CUmodule module) {
   std::lock_guard lock(mutex_);
-  libraryModules_.erase(module);
   forgetModules([&](CUmodule m) { return m == module; });
 }
 
 void Runtime::libraryUnloaded(CUlibrary library) {
   std::lock_guard lock(mutex_);
   std::erase_if(kernelHandles_, [&](const auto& k) { return k.second == library; });
-  std::set<CUmodule> gone;
-  for (auto it = libraryModules_.begin(); it != libraryModules_.end();) {
-    if (it->second != library) {
-      ++it;
-      continue;
-    }
-    gone.insert(it->first);
-    it = libraryModules_.erase(it);
-  }
-  forgetModules([&](CUmodule m) { return gone.count(m) != 0; });
+  // Every module: which are the library's (one per context it was loaded in) is not known for
+  // each (a CUfunction from cuKernelGetFunction, a kernel from cuLibraryEnumerateKernels: a
+  // review's find), and asking cuLibraryGetModule would load the library into every context. The
+  // live ones are registered again at their next launch, which changes nothing of them. (A
+  // program unloads a library rarely: the CUDA runtime's at exit.)
+  forgetModules([](CUmodule) { return true; });
 }
 
 void Runtime::forgetModules(const std::function<bool(CUmodule)>& unloaded) {
@@ -733,7 +723,6 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& ins
       return nullptr;
     }
   }
-  if (kernel != kernelHandles_.end()) libraryModules_[mod] = kernel->second;  // (this context's module of the library)
   auto& slot = modules_[{context, mod}];
   if (!slot) {
     slot = std::make_unique<Module>();
@@ -1319,6 +1308,7 @@ void Runtime::synchronized() {
   std::lock_guard lock(mutex_);
   drain(false);
   launched_.clear();  // what ran before this point has finished (on this stream at least)
+  unloadedModules_.clear();  // (no launch names them now)
 }
 
 void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only) {
@@ -1387,6 +1377,7 @@ void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTabl
     }
   }
   launched_.clear();
+  unloadedModules_.clear();  // (no launch names them now)
   if (overflow)
     writeStderr(fmt::format("cucatch: {} more violations were not recorded (the error buffer holds {}; raise "
                             "CUCATCH_MAX_ERRORS)\n",

@@ -124,10 +124,8 @@ class Runtime {
   // one cucatch instrumented and the refusal is about resources, says so (registers with and
   // without instrumentation), since the original may have launched.
   void launchRefused(void* function, const unsigned threads[3], CUresult result, const char* api);
-  // A CUkernel of `library` (cuLibraryGetKernel), and `library`'s module in the current context
-  // (cuLibraryGetModule): what libraryUnloaded finds them by.
+  // A CUkernel of `library` (cuLibraryGetKernel): libraryUnloaded forgets it.
   void noteKernelHandle(void* kernel, CUlibrary library);
-  void noteLibraryModule(CUmodule module, CUlibrary library);
 
   // ---- contexts ----------------------------------------------------------------------------
   // Before the program destroys `ctx` (under the runtime's lock, so that no other thread uses
@@ -340,7 +338,7 @@ class Runtime {
   };
   std::unordered_map<InContext<void*>, Resolved, InContextHash> functionModule_;  // launch handle (CUfunction or CUkernel)
   std::unordered_map<InContext<CUmodule>, std::unique_ptr<Module>, InContextHash> modules_;
-  // Modules unloaded (moduleUnloaded), kept: launched_ may still name them in a report.
+  // Modules unloaded (moduleUnloaded), kept while launched_ may still name them in a report.
   std::vector<std::unique_ptr<Module>> unloadedModules_;
   // Forgets the modules `unloaded` names (by handle, in every context) and every launch handle
   // resolved to one of them, or to no module.
@@ -351,7 +349,6 @@ class Runtime {
   std::vector<std::pair<std::string, const Module*>> launched_;
   std::unordered_map<InContext<CUfunction>, std::string, InContextHash> functionNames_;
   std::unordered_map<void*, CUlibrary> kernelHandles_;  // CUkernels handed out by cuLibraryGetKernel, with their library
-  std::unordered_map<CUmodule, CUlibrary> libraryModules_;  // libraries' modules met (noteLibraryModule, moduleOf)
   std::unordered_map<InContext<void*>, std::vector<std::pair<size_t, size_t>>, InContextHash> paramLayout_;  // by launch handle
   std::unordered_map<InContext<void*>, Twin, InContextHash> twins_;  // by launch handle
 
