@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -135,16 +137,36 @@ int rewriteObject(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 size_t rebindReferences(const RebindTargets& targets) {
-  static std::mutex mutex;
+  static std::timed_mutex mutex;
   static std::set<Object> done;
-  static LoaderCounts last{~0ull, ~0ull};
+  // The counts last looked at, read without the lock first: the usual call finds nothing new.
+  static std::atomic<unsigned long long> lastAdds{~0ull}, lastSubs{~0ull};
   LoaderCounts now = loaderCounts();
-  std::lock_guard lock(mutex);
-  if (now.adds == last.adds && now.subs == last.subs) return 0;
+  if (now.adds == lastAdds.load(std::memory_order_acquire) && now.subs == lastSubs.load(std::memory_order_acquire))
+    return 0;
+  // Another thread at it: this one waits for it (so that what it loaded is rebound before its
+  // call goes on), but not for long, and then goes on, a later call looking again. That thread
+  // may itself be waiting for the loader's lock (dladdr, dlopen below) held by this one, in a
+  // dlopen whose constructor (or a dlclose whose destructor) called the hook that called this
+  // (a review's find, reproduced on the CPU: with an unbounded wait both threads hung).
+  static thread_local bool inside = false;
+  if (inside) return 0;
+  std::unique_lock lock(mutex, std::defer_lock);
+  if (!lock.try_lock_for(std::chrono::milliseconds(100))) return 0;
+  inside = true;
+  struct Leave {
+    bool& inside;
+    ~Leave() { inside = false; }
+  } leave{inside};
   Dl_info self{};
   if (!dladdr(targets.self, &self)) return 0;
+  const bool unloaded = now.subs != lastSubs.load(std::memory_order_relaxed);
+  auto seen = [&] {
+    lastSubs.store(now.subs, std::memory_order_release);
+    lastAdds.store(now.adds, std::memory_order_release);
+  };
   // An object unloaded and another loaded at its address must be looked at again.
-  if (now.subs != last.subs) done.clear();
+  if (unloaded) done.clear();
   // 1. The objects not yet rebound (no loader calls inside the iteration: it holds a lock the
   //    loader takes in the other order).
   struct Collect {
@@ -159,7 +181,7 @@ size_t rebindReferences(const RebindTargets& targets) {
     return 0;
   }, &collect);
   if (collect.found.empty()) {
-    last = now;
+    seen();
     return 0;
   }
   // 2. Each is fully loaded and relocated once dlopen(RTLD_NOLOAD) returns it (that waits for a
@@ -177,8 +199,11 @@ size_t rebindReferences(const RebindTargets& targets) {
   // 3. Rewrite.
   Rewrite w{&targets, &foreign, &ready, &done};
   dl_iterate_phdr(rewriteObject, &w);
+  seen();
+  // The handles are let go outside the lock: a dlclose may be the last reference, and the
+  // object's destructors may call a hook (which then finds this thread inside: it goes on).
+  lock.unlock();
   for (void* h : handles) dlclose(h);
-  last = now;
   return w.rewritten;
 }
 
