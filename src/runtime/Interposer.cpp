@@ -454,12 +454,12 @@ HOOK(cuCtxGetLimit)(Fn real, size_t* value, CUlimit limit) {
 
 HOOK_BEFORE(cuCtxSynchronize, 13000, decltype(&::cuCtxSynchronize))(Fn real) {
   CUresult r = real();
-  if (r == CUDA_SUCCESS) rt().synchronized();
+  if (r == CUDA_SUCCESS) rt().synchronized(true);
   return rt().after(r);
 }};
 HOOK_NEWER(cuCtxSynchronize, 13000, cuCtxSynchronize_v2)(Fn real, CUcontext ctx) {
   CUresult r = real(ctx);
-  if (r == CUDA_SUCCESS) rt().synchronized();
+  if (r == CUDA_SUCCESS) rt().synchronized(ctx == nullptr);  // (another context's: the current one may still run)
   return rt().after(r);
 }};
 HOOK(cuStreamSynchronize)(Fn real, CUstream s) {

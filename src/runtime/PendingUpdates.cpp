@@ -31,6 +31,10 @@ PendingUpdates::Cancelled PendingUpdates::cancel(uint32_t index, std::vector<uin
   std::erase_if(it->writes, [&](const ShadowMap::Write& w) { return w.value == index; });
   it->mapped = 0;
   const Cancelled how = it->previousSeen ? Cancelled::InStream : Cancelled::Anywhere;
+  // As before this allocation came: a kernel may still use the index's earlier holder, whose
+  // pointers the next holder's entry would otherwise be written over anywhere (a review's find:
+  // the holder after a cancelled one took Anywhere while a kernel ahead still used the first).
+  if (index < seen_.size()) seen_[index] = it->previousSeen;
   if (how == Cancelled::Anywhere) {
     entries.insert(entries.end(), it->entries.begin(), it->entries.end());
     it->entries.clear();

@@ -37,6 +37,10 @@ class PendingUpdates {
   // `index` that means it, until the index is given out again and after. (Changes that take()
   // hands out count as such too.)
   void markSeen(uint32_t index);
+  // Every kernel launched so far has finished (a context synchronized): none holds a pointer
+  // that means an index's earlier holder, so the next holder of any index may be written
+  // anywhere when it is cancelled.
+  void forgetSeen() { seen_.fill(false); }
 
   // Whether the change of the allocation with BST index `index` (not 0) is still pending with
   // writes that map it. Its mapping must not reach the device after the real free is enqueued:

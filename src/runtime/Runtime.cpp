@@ -320,7 +320,6 @@ void Runtime::flushPending() {
   flushUpdates();
   if (pending_.empty()) return;
   std::vector<PendingUpdates::StreamUpdate> updates = pending_.take();
-  orderedPending_.store(false, std::memory_order_release);
   CUstreamCaptureMode saved;
   relaxCapture(saved);
   for (const auto& u : updates) {
@@ -332,6 +331,11 @@ void Runtime::flushPending() {
     tables.apply(*metadata_, u.entries, u.writes, DeviceTables::Order{DeviceTables::Order::InStream, u.stream});
   }
   restoreCapture(saved);
+  // Only now: another thread's ordering call (beforeDriverCall, which reads this without the
+  // lock) that finds the flag set waits for the lock, so its call reaches the driver after these
+  // changes are in their streams. Cleared before, it went ahead of them (a review's find: an
+  // event recorded meanwhile in the allocation's stream came before its entry's writes).
+  orderedPending_.store(!pending_.empty(), std::memory_order_release);
   if (options_.debug)
     log(fmt::format("{} stream{} took the stream-ordered table changes pending", updates.size(),
                     updates.size() == 1 ? "" : "s"));
@@ -1304,8 +1308,10 @@ CUresult Runtime::after(CUresult result) {
   return result;
 }
 
-void Runtime::synchronized() {
+void Runtime::synchronized(bool wholeContext) {
   std::lock_guard lock(mutex_);
+  // (Pending changes are kept in the one context the runtime has tables in: defersOrdered.)
+  if (wholeContext && contexts_.size() == 1 && currentContextId() == contexts_.begin()->first) pending_.forgetSeen();
   drain(false);
   launched_.clear();  // what ran before this point has finished (on this stream at least)
   unloadedModules_.clear();  // (no launch names them now)

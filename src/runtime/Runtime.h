@@ -149,7 +149,8 @@ class Runtime {
   // After any wrapped call: a launch failure makes the runtime look for violation records.
   CUresult after(CUresult result);
   // At synchronization points: report what instrumented kernels recorded (continue mode).
-  void synchronized();
+  // `wholeContext`: every kernel launched so far has finished (cuCtxSynchronize).
+  void synchronized(bool wholeContext = false);
   void atExit();
 
   static CUdeviceptr strip(CUdeviceptr p) { return untag(p); }
