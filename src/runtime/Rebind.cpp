@@ -160,13 +160,12 @@ size_t rebindReferences(const RebindTargets& targets) {
   } leave{inside};
   Dl_info self{};
   if (!dladdr(targets.self, &self)) return 0;
-  const bool unloaded = now.subs != lastSubs.load(std::memory_order_relaxed);
   auto seen = [&] {
     lastSubs.store(now.subs, std::memory_order_release);
     lastAdds.store(now.adds, std::memory_order_release);
   };
   // An object unloaded and another loaded at its address must be looked at again.
-  if (unloaded) done.clear();
+  if (now.subs != lastSubs.load(std::memory_order_relaxed)) done.clear();
   // 1. The objects not yet rebound (no loader calls inside the iteration: it holds a lock the
   //    loader takes in the other order).
   struct Collect {

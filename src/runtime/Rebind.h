@@ -26,10 +26,13 @@ struct RebindTargets {
 };
 
 // Objects already rebound are skipped, and when the loader has loaded and unloaded nothing since
-// the last call it returns at once (one callback), so it is cheap to call on every allocation
-// and launch. An object another thread is still loading is waited for (dlopen with
-// RTLD_NOLOAD takes the loader's lock), never rewritten half-relocated. Must not be called from
-// inside dl_iterate_phdr or a loader callback. Returns how many slots it rewrote.
+// the last call it returns at once (one callback, no lock), so it is cheap to call on every
+// allocation and launch. An object another thread is still loading is waited for (dlopen with
+// RTLD_NOLOAD takes the loader's lock), never rewritten half-relocated. Another thread's call
+// under way is waited for 100 ms at most, and a call from this thread's own (a destructor run by
+// its dlclose) not at all: such a call returns 0 and a later one looks again (the caller may be a
+// library's constructor, run under the loader's lock that call waits for). Must not be called
+// from inside dl_iterate_phdr. Returns how many slots it rewrote.
 size_t rebindReferences(const RebindTargets& targets);
 
 }  // namespace cucatch::runtime

@@ -706,8 +706,7 @@ Runtime::Module* Runtime::moduleOf(void* handle, CUfunction& resolved, bool& ins
     return cached->second.module;
   }
   CUfunction f = static_cast<CUfunction>(handle);
-  auto kernel = kernelHandles_.find(handle);
-  if (kernel != kernelHandles_.end()) {
+  if (kernelHandles_.count(handle)) {
     CUfunction g = nullptr;
     if (d_.cuKernelGetFunction(&g, static_cast<CUkernel>(handle)) == CUDA_SUCCESS) f = g;
   }
@@ -1314,7 +1313,6 @@ void Runtime::synchronized(bool wholeContext) {
   if (wholeContext && contexts_.size() == 1 && currentContextId() == contexts_.begin()->first) pending_.forgetSeen();
   drain(false);
   launched_.clear();  // what ran before this point has finished (on this stream at least)
-  unloadedModules_.clear();  // (no launch names them now)
 }
 
 void Runtime::drain(bool launchFailed, const std::function<bool(const DeviceTables&)>& only) {
