@@ -133,7 +133,7 @@ const char* JitLoader::replacement(const void* image, const void* caller) {
     std::string_view ptx(static_cast<const char*>(image));
     auto head = std::span(reinterpret_cast<const uint8_t*>(ptx.data()), std::min<size_t>(ptx.size(), 4096));
     if (fatbin::classifyImage(head) != fatbin::ImageKind::Ptx) return nullptr;
-    return instrumentPtx(std::string(ptx), fmt::format("run-time PTX {}", ++images_), false);
+    return instrumentPtx(std::string(ptx), {"run-time PTX", true}, false);
   }
   if (!jitMode_) return nullptr;
   auto kind = fatbin::classifyImage(std::span(first, 4));
@@ -163,7 +163,7 @@ const char* JitLoader::replacement(const void* image, const void* caller) {
   }
   auto size = fatbin::containerSize(container);
   if (!size) return nullptr;
-  std::string name = object.empty() ? fmt::format("fatbinary {}", ++images_) : object;
+  ImageName name = object.empty() ? ImageName{"fatbinary", true} : ImageName{object};
   // The image itself (the CUDA runtime's wrapper, which may list the relocatable units the driver
   // links at load time) is what the relinked kernels are measured against.
   return instrument(std::string(static_cast<const char*>(container), *size), name, false, object, image);
@@ -176,8 +176,8 @@ const char* JitLoader::replacementForFile(const char* path) {
   auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()),
                                               std::min<size_t>(bytes.size(), 4096)));
   std::lock_guard lock(mutex_);
-  if (kind == fatbin::ImageKind::Ptx) return instrumentPtx(std::move(bytes), path, false);
-  if (kind == fatbin::ImageKind::Fatbinary && jitMode_) return instrument(bytes, path, false);
+  if (kind == fatbin::ImageKind::Ptx) return instrumentPtx(std::move(bytes), {path}, false);
+  if (kind == fatbin::ImageKind::Fatbinary && jitMode_) return instrument(bytes, {path}, false);
   if (kind == fatbin::ImageKind::Cubin && jitMode_) noteCubin(bytes, path);
   return nullptr;
 }
@@ -194,7 +194,7 @@ const char* JitLoader::replacementForLink(const void* data, size_t size, bool pt
   if (!data || size == 0 || (!ptx && !jitMode_)) return nullptr;
   std::string bytes(static_cast<const char*>(data), size);
   std::lock_guard lock(mutex_);
-  std::string label = name && *name ? name : fmt::format("linked input {}", ++images_);
+  ImageName label = name && *name ? ImageName{name} : ImageName{"linked input", true};
   // A link's inputs are relocatable code: no register caps (JitLoader.h).
   if (!ptx) {
     auto kind = fatbin::classifyImage(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
@@ -210,12 +210,12 @@ const char* JitLoader::replacementForLinkFile(const char* path, bool ptx) {
   return replacementForLink(bytes.data(), bytes.size(), ptx, path);
 }
 
-const char* JitLoader::instrumentPtx(std::string ptx, const std::string& name, bool relocatable) {
+const char* JitLoader::instrumentPtx(std::string ptx, ImageName name, bool relocatable) {
   if (jit::isInstrumented(ptx)) return nullptr;  // a cucatch-nvcc build's, or one handed out here
-  return instrument(ptx, name, relocatable);
+  return instrument(ptx, std::move(name), relocatable);
 }
 
-const char* JitLoader::instrument(const std::string& bytes, const std::string& name, bool relocatable,
+const char* JitLoader::instrument(const std::string& bytes, ImageName imageName, bool relocatable,
                                   const std::string& object, const void* original) {
   if (helper_.empty()) {
     sayOnce("helper", "cucatch: warning: cucatch-fatbin was not found beside libcucatch (../tools or ../bin), so PTX "
@@ -229,6 +229,21 @@ const char* JitLoader::instrument(const std::string& bytes, const std::string& n
                     "cannot be instrumented: such modules run unchecked, with untagged arguments\n");
     return nullptr;
   }
+  // The same image loaded again (a program that loads and unloads a module in a loop) gets what
+  // the first load got, without running the helper: what was handed out is kept for the life of
+  // the process, so this also bounds that memory by the distinct images.
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n", deviceArch, relocatable, object,
+                                imageName.numbered ? "" : imageName.name);
+  key += bytes;
+  if (auto known = replaced_.find(key); known != replaced_.end()) return known->second;
+  const char* result = runHelperOn(bytes, imageName, relocatable, object, original, deviceArch);
+  replaced_.emplace(std::move(key), result);
+  return result;
+}
+
+const char* JitLoader::runHelperOn(const std::string& bytes, const ImageName& imageName, bool relocatable,
+                                   const std::string& object, const void* original, unsigned deviceArch) {
+  const std::string name = imageName.numbered ? fmt::format("{} {}", imageName.name, ++images_) : imageName.name;
   TempFiles files;
   if (!files.ok()) {
     sayOnce("temp", fmt::format("cucatch: warning: no temporary file for JIT instrumentation ({}): modules load "

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -70,14 +71,23 @@ class JitLoader {
   static std::string findHelper(const std::string& runtimePath);
 
  private:
+  // What reports call an image: its file or object, or, for one without, its kind numbered in
+  // the order such images were instrumented ("run-time PTX 3").
+  struct ImageName {
+    std::string name;
+    bool numbered = false;
+  };
   // `ptx` instrumented (instrument), or nullptr where it is instrumented already.
-  const char* instrumentPtx(std::string ptx, const std::string& name, bool relocatable);
-  // Runs the helper on `bytes` (PTX or a fatbinary), named `name` in reports, with register
-  // caps unless `relocatable`; nullptr where it gives nothing to load. A fatbinary `original`
-  // held by the loaded object `object` may be the link of its relocatable units: then they are
-  // linked again (link_), instrumented. Called with mutex_ held.
-  const char* instrument(const std::string& bytes, const std::string& name, bool relocatable,
-                         const std::string& object = {}, const void* original = nullptr);
+  const char* instrumentPtx(std::string ptx, ImageName name, bool relocatable);
+  // `bytes` (PTX or a fatbinary) instrumented, with register caps unless `relocatable`; nullptr
+  // where there is nothing to load in its place. What an image got is what it gets again
+  // (replaced_). Called with mutex_ held.
+  const char* instrument(const std::string& bytes, ImageName name, bool relocatable, const std::string& object = {},
+                         const void* original = nullptr);
+  // Runs the helper for instrument. A fatbinary `original` held by the loaded object `object` may
+  // be the link of its relocatable units: then they are linked again (link_), instrumented.
+  const char* runHelperOn(const std::string& bytes, const ImageName& name, bool relocatable, const std::string& object,
+                          const void* original, unsigned deviceArch);
   // In JIT mode, names the first cubin the program loads that is not instrumented already
   // (cucatch-nvcc's): it cannot be (no PTX).
   void noteCubin(std::string_view cubin, const std::string& name);
@@ -91,6 +101,10 @@ class JitLoader {
   const Linker link_;
   std::mutex mutex_;
   std::deque<std::string> loaded_;  // every replacement handed out (the driver may keep a pointer)
+  // What each image instrumented got (a pointer into loaded_, or nullptr), keyed by what decides
+  // the helper's output: the device's architecture, whether relocatable, the object, the name
+  // (a numbered one excepted), and the bytes.
+  std::map<std::string, const char*> replaced_;
   std::set<std::string> said_;
   unsigned images_ = 0;             // numbers the images without a name
 };

@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -220,6 +222,50 @@ TEST_CASE("JitLoader: run-time PTX is instrumented in every mode, once", "[jit]"
   CHECK(loaderFor(true).replacement(instrumented) == nullptr);
   // The helper filled the cache: the second module of the same text comes from there.
   CHECK(entriesIn(cache.path) == 1);
+  unsetenv("CUCATCH_CACHE_DIR");
+}
+
+TEST_CASE("JitLoader: an image loaded again gets what it got, without the helper", "[jit]") {
+  // A program loading and unloading one module in a loop: before, each load ran the helper and
+  // kept one more copy of the instrumented text for the life of the process.
+  ScratchDir dir;
+  setenv("CUCATCH_CACHE_DIR", dir.path.c_str(), 1);
+  const std::string counting = dir.path + "/helper", runs = dir.path + "/runs";
+  {
+    std::ofstream script(counting);
+    script << "#!/bin/sh\necho run >> '" << runs << "'\nexec '" << CUCATCH_FATBIN_TOOL << "' \"$@\"\n";
+  }
+  fs::permissions(counting, fs::perms::owner_all);
+  auto helperRuns = [&] {
+    std::ifstream in(runs);
+    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+  };
+  auto loader = loaderFor(false, counting);
+  const char* first = loader.replacement(kRunTimePtx);
+  REQUIRE(first);
+  std::string copy(kRunTimePtx);  // the same text at another address, as a program's new buffer
+  CHECK(loader.replacement(copy.c_str()) == first);
+  CHECK(helperRuns() == 1);
+  // Other text is instrumented anew.
+  std::string other = copy;
+  other.replace(other.find("bump"), 4, "bimp");
+  const char* second = loader.replacement(other.c_str());
+  REQUIRE(second);
+  CHECK(second != first);
+  CHECK(std::string(second).find(".entry bimp") != std::string::npos);
+  CHECK(helperRuns() == 2);
+  // A file: by its name and its bytes.
+  const std::string file = dir.path + "/k.ptx";
+  std::ofstream(file) << kRunTimePtx;
+  const char* fromFile = loader.replacementForFile(file.c_str());
+  REQUIRE(fromFile);
+  CHECK(loader.replacementForFile(file.c_str()) == fromFile);
+  CHECK(helperRuns() == 3);
+  // What the helper refused is refused again without it.
+  const char* broken = ".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n";
+  CHECK(loader.replacement(broken) == nullptr);
+  CHECK(loader.replacement(broken) == nullptr);
+  CHECK(helperRuns() == 4);
   unsetenv("CUCATCH_CACHE_DIR");
 }
 
