@@ -154,12 +154,14 @@ guard
     : '@' '!'? ID
     ;
 
-// A state-space keyword doubles as an instruction modifier (ld.global, cvta.to.shared, ...).
+// A state-space keyword doubles as an instruction modifier (ld.global, cvta.to.shared, ...), and
+// so does the linkage keyword `.weak` (the memory-consistency qualifier: st.weak.cs.v2.b64).
 modifier
     : DOTNAME
     | stateSpace
     | ALIGN
     | FUNC
+    | WEAK
     ;
 
 operand

@@ -1164,7 +1164,8 @@ class ModuleReader {
     if (i >= n || toks_[i].type != PTXLexer::ID) return false;
     in.opcode = toks_[i++].text;
     while (i < n && (toks_[i].type == PTXLexer::DOTNAME || isStateSpace(toks_[i].type) ||
-                     toks_[i].type == PTXLexer::ALIGN || toks_[i].type == PTXLexer::FUNC))
+                     toks_[i].type == PTXLexer::ALIGN || toks_[i].type == PTXLexer::FUNC ||
+                     toks_[i].type == PTXLexer::WEAK))
       in.modifiers.emplace_back(toks_[i++].text);
     if (toks_[i].type == PTXLexer::SEMI) return i == n - 1;
     while (true) {
