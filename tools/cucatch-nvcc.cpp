@@ -332,6 +332,14 @@ int main(int argc, char** argv) {
   // all device code the host could refer to; it changes the binary's size, not what runs.
   // (nvcc ignores the option where it does not link.)
   args.push_back("-Xnvlink=-ignore-host-info");
+  // The program needs the runtime although it calls none of it (it interposes on the driver):
+  // a linker run --as-needed (GCC's default on Ubuntu) dropped LIBRARIES' -lcucatch wherever
+  // the program links the shared CUDA runtime (-lcudart: NVIDIA's nccl-tests), whose
+  // references libcucatch does not satisfy; that program then ran unchecked, saying nothing.
+  // Asked for here without --as-needed, and only here (push-state, pop-state); nvcc passes
+  // -Xlinker to the host link only, and ignores it where it does not link. (-L: LIBRARIES'.)
+  args.push_back("-Xlinker");
+  args.push_back("--push-state,--no-as-needed,-l" + runtime.stem().string().substr(3) + ",--pop-state");
   // nvcc lists the profile's settings under -v; without a profile it cannot, and build
   // systems (CMake's compiler detection) read them there.
   if (verbose)

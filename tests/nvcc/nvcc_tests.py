@@ -108,6 +108,17 @@ def case_static_library(a, c, w):
     c.links_runtime("libapp", w)
 
 
+def case_shared_cudart(a, c, w):
+    # A program linked with the shared CUDA runtime calls nothing of libcucatch's (which
+    # interposes on the driver): a linker run --as-needed (GCC's default on Ubuntu) dropped it,
+    # and the program ran unchecked (NVIDIA's nccl-tests link -lcudart so).
+    run([a.cucatch_nvcc, "-arch=sm_80", "-c", os.path.join(PROGRAMS, "single.cu"), "-o", "single.o"], w)
+    for name, flags in (("lcudart", ["-lcudart"]), ("cudart_shared", ["-cudart", "shared"]),
+                        ("as_needed", ["-Xlinker", "--as-needed", "-lcudart"])):
+        run([a.cucatch_nvcc, "-arch=sm_80", "single.o", "-o", name] + flags, w)
+        c.links_runtime(name, w)
+
+
 def case_cmake(a, c, w):
     build = os.path.join(w, "build")
     env = dict(os.environ)
