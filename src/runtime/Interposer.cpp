@@ -636,19 +636,27 @@ HOOK_SINCE(cuMemGetAddressRange, 3020)(Fn real, CUdeviceptr* base, size_t* size,
   if (r == CUDA_SUCCESS && base) *base = Runtime::retag(*base, p);
   return r;
 }};
-// The start of the range comes back with the argument's tag, as from cuMemGetAddressRange.
+// The addresses an attribute query gives back carry the argument's tag: the start of its range
+// (as from cuMemGetAddressRange), and its device address, which for device and managed memory
+// is the argument itself (cudaPointerGetAttributes' devicePointer: a program comparing it with
+// its own pointer finds them equal, as without cucatch). The device address of host memory is
+// another address, never tagged.
+static void retagAttribute(CUpointer_attribute attribute, void* data, CUdeviceptr p) {
+  if (!data || !cucatch::runtime::tagOf(p)) return;
+  auto* address = static_cast<CUdeviceptr*>(data);
+  if (attribute == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR ||
+      (attribute == CU_POINTER_ATTRIBUTE_DEVICE_POINTER && *address == Runtime::strip(p)))
+    *address = Runtime::retag(*address, p);
+}
 HOOK(cuPointerGetAttribute)(Fn real, void* data, CUpointer_attribute attribute, CUdeviceptr p) {
   CUresult r = real(data, attribute, strip(p));
-  if (r == CUDA_SUCCESS && data && attribute == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
-    *static_cast<CUdeviceptr*>(data) = Runtime::retag(*static_cast<CUdeviceptr*>(data), p);
+  if (r == CUDA_SUCCESS) retagAttribute(attribute, data, p);
   return r;
 }};
 HOOK(cuPointerGetAttributes)(Fn real, unsigned n, CUpointer_attribute* attributes, void** data, CUdeviceptr p) {
   CUresult r = real(n, attributes, data, strip(p));
   if (r == CUDA_SUCCESS && attributes && data)
-    for (unsigned i = 0; i < n; ++i)
-      if (attributes[i] == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR && data[i])
-        *static_cast<CUdeviceptr*>(data[i]) = Runtime::retag(*static_cast<CUdeviceptr*>(data[i]), p);
+    for (unsigned i = 0; i < n; ++i) retagAttribute(attributes[i], data[i], p);
   return r;
 }};
 HOOK(cuPointerSetAttribute)(Fn real, const void* value, CUpointer_attribute attribute, CUdeviceptr p) {
