@@ -637,10 +637,9 @@ HOOK_SINCE(cuMemGetAddressRange, 3020)(Fn real, CUdeviceptr* base, size_t* size,
   return r;
 }};
 // The addresses an attribute query gives back carry the argument's tag: the start of its range
-// (as from cuMemGetAddressRange), and its device address, which for device and managed memory
-// is the argument itself (cudaPointerGetAttributes' devicePointer: a program comparing it with
-// its own pointer finds them equal, as without cucatch). The device address of host memory is
-// another address, never tagged.
+// (as from cuMemGetAddressRange), and its device address, which for device memory (the only
+// kind tagged) is the argument itself (cudaPointerGetAttributes' devicePointer: a program
+// comparing it with its own pointer finds them equal, as without cucatch).
 static void retagAttribute(CUpointer_attribute attribute, void* data, CUdeviceptr p) {
   if (!data || !cucatch::runtime::tagOf(p)) return;
   auto* address = static_cast<CUdeviceptr*>(data);

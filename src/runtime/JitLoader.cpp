@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -104,6 +105,14 @@ int runHelper(const std::vector<std::string>& argv, const std::string& messages)
   while (waited < 0 && errno == EINTR);
   if (waited != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+// FNV-1a, 64 bits: the second hash of an image's bytes (JitLoader::instrument), independent of
+// std::hash's.
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
 }
 
 std::string trimmed(std::string text) {
@@ -231,25 +240,29 @@ const char* JitLoader::instrument(const std::string& bytes, ImageName imageName,
   }
   // The same image loaded again (a program that loads and unloads a module in a loop) gets what
   // the first load got, without running the helper: what was handed out is kept for the life of
-  // the process, so this also bounds that memory by the distinct images.
-  std::string key = fmt::format("{}\n{}\n{}\n{}\n", deviceArch, relocatable, object,
-                                imageName.numbered ? "" : imageName.name);
-  key += bytes;
+  // the process, so that memory is bounded by the distinct images. Keyed by the image's size and
+  // two independent 64-bit hashes of its bytes, not the bytes: a copy of every image, kept for
+  // the process's life, would double what an NVRTC or Triton program keeps (a review's find).
+  // Only outcomes that the image decides are kept: a helper that could not run, was killed or
+  // failed is asked again at the next load, as before (a review's find).
+  const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}:{:016x}{:016x}", deviceArch, relocatable, object,
+                                      imageName.numbered ? "" : imageName.name, bytes.size(),
+                                      std::hash<std::string_view>{}(bytes), fnv1a64(bytes));
   if (auto known = replaced_.find(key); known != replaced_.end()) return known->second;
-  const char* result = runHelperOn(bytes, imageName, relocatable, object, original, deviceArch);
-  replaced_.emplace(std::move(key), result);
-  return result;
+  const Outcome outcome = runHelperOn(bytes, imageName, relocatable, object, original, deviceArch);
+  if (outcome.decidedByImage) replaced_.emplace(key, outcome.replacement);
+  return outcome.replacement;
 }
 
-const char* JitLoader::runHelperOn(const std::string& bytes, const ImageName& imageName, bool relocatable,
-                                   const std::string& object, const void* original, unsigned deviceArch) {
+JitLoader::Outcome JitLoader::runHelperOn(const std::string& bytes, const ImageName& imageName, bool relocatable,
+                                          const std::string& object, const void* original, unsigned deviceArch) {
   const std::string name = imageName.numbered ? fmt::format("{} {}", imageName.name, ++images_) : imageName.name;
   TempFiles files;
   if (!files.ok()) {
     sayOnce("temp", fmt::format("cucatch: warning: no temporary file for JIT instrumentation ({}): modules load "
                                 "uninstrumented\n",
                                 std::strerror(errno)));
-    return nullptr;
+    return {};
   }
   {
     std::ofstream in(files.input(), std::ios::binary);
@@ -276,7 +289,7 @@ const char* JitLoader::runHelperOn(const std::string& bytes, const ImageName& im
     std::string ptx = readFile(files.output());
     if (!ptx.empty()) {
       loaded_.push_back(std::move(ptx));
-      return loaded_.back().c_str();
+      return {loaded_.back().c_str(), true};
     }
   }
   if (status == kHelperLinkInputs) {
@@ -287,22 +300,22 @@ const char* JitLoader::runHelperOn(const std::string& bytes, const ImageName& im
       sayOnce("failed " + name, fmt::format("cucatch: warning: {}: its relocatable device code could not be linked "
                                             "again, instrumented ({}), so it loads as it is and runs unchecked\n",
                                             name, why));
-      return nullptr;
+      return {};
     }
     if (!why.empty()) sayOnce("link " + name, fmt::format("cucatch: note: {}: {}\n", name, why));
     loaded_.push_back(std::move(cubin));
-    return loaded_.back().data();
+    return {loaded_.back().data(), true};
   }
-  if (status == kHelperInstrumentedAlready) return nullptr;
+  if (status == kHelperInstrumentedAlready) return {nullptr, true};
   if (status == kHelperNoPtx) {
     sayOnce("no PTX " + name,
             fmt::format("cucatch: note: {}; its kernels run unchecked, with untagged arguments\n", said));
-    return nullptr;
+    return {nullptr, true};
   }
   sayOnce("failed " + name, fmt::format("cucatch: warning: {} could not be instrumented, so it loads as it is and runs "
                                         "unchecked ({} exited {}):\n{}\n",
                                         name, helper_, status, said));
-  return nullptr;
+  return {};
 }
 
 void JitLoader::sayOnce(const std::string& key, const std::string& text) {

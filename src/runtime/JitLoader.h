@@ -84,10 +84,17 @@ class JitLoader {
   // (replaced_). Called with mutex_ held.
   const char* instrument(const std::string& bytes, ImageName name, bool relocatable, const std::string& object = {},
                          const void* original = nullptr);
+  // What instrument hands out for an image, and whether the image alone decided it (the
+  // helper's output, or its verdict that there is nothing to instrument) rather than a helper
+  // that could not run, was killed, failed, or a link that failed.
+  struct Outcome {
+    const char* replacement = nullptr;
+    bool decidedByImage = false;
+  };
   // Runs the helper for instrument. A fatbinary `original` held by the loaded object `object` may
   // be the link of its relocatable units: then they are linked again (link_), instrumented.
-  const char* runHelperOn(const std::string& bytes, const ImageName& name, bool relocatable, const std::string& object,
-                          const void* original, unsigned deviceArch);
+  Outcome runHelperOn(const std::string& bytes, const ImageName& name, bool relocatable, const std::string& object,
+                      const void* original, unsigned deviceArch);
   // In JIT mode, names the first cubin the program loads that is not instrumented already
   // (cucatch-nvcc's): it cannot be (no PTX).
   void noteCubin(std::string_view cubin, const std::string& name);
@@ -103,7 +110,7 @@ class JitLoader {
   std::deque<std::string> loaded_;  // every replacement handed out (the driver may keep a pointer)
   // What each image instrumented got (a pointer into loaded_, or nullptr), keyed by what decides
   // the helper's output: the device's architecture, whether relocatable, the object, the name
-  // (a numbered one excepted), and the bytes.
+  // (a numbered one excepted), and the bytes (their size and two hashes).
   std::map<std::string, const char*> replaced_;
   std::set<std::string> said_;
   unsigned images_ = 0;             // numbers the images without a name

@@ -261,11 +261,34 @@ TEST_CASE("JitLoader: an image loaded again gets what it got, without the helper
   REQUIRE(fromFile);
   CHECK(loader.replacementForFile(file.c_str()) == fromFile);
   CHECK(helperRuns() == 3);
-  // What the helper refused is refused again without it.
+  // A helper that failed is asked again at the next load: its exit status does not tell a
+  // refused image from a failure of its own (an I/O error).
   const char* broken = ".version 8.0\n.target sm_90\n.address_size 64\n.entry broken( {\n";
   CHECK(loader.replacement(broken) == nullptr);
   CHECK(loader.replacement(broken) == nullptr);
-  CHECK(helperRuns() == 4);
+  CHECK(helperRuns() == 5);
+  unsetenv("CUCATCH_CACHE_DIR");
+}
+
+TEST_CASE("JitLoader: a helper killed at one load is asked again at the next", "[jit]") {
+  // Killed (the out-of-memory killer, say): that says nothing of the image, so the next load of
+  // the same image is instrumented (a review's find: the first outcome was kept for good).
+  ScratchDir dir;
+  setenv("CUCATCH_CACHE_DIR", dir.path.c_str(), 1);
+  const std::string flaky = dir.path + "/helper", killedOnce = dir.path + "/killed";
+  {
+    std::ofstream script(flaky);
+    script << "#!/bin/sh\nif [ ! -e '" << killedOnce << "' ]; then touch '" << killedOnce << "'; kill -9 $$; fi\n"
+           << "exec '" << CUCATCH_FATBIN_TOOL << "' \"$@\"\n";
+  }
+  fs::permissions(flaky, fs::perms::owner_all);
+  auto loader = loaderFor(false, flaky);
+  CHECK(loader.replacement(kRunTimePtx) == nullptr);
+  CHECK(fs::exists(killedOnce));
+  const char* second = loader.replacement(kRunTimePtx);
+  REQUIRE(second);
+  CHECK(std::string(second).find(".entry bump") != std::string::npos);
+  CHECK(loader.replacement(kRunTimePtx) == second);
   unsetenv("CUCATCH_CACHE_DIR");
 }
 
