@@ -1190,9 +1190,10 @@ void Runtime::launching(void* function, std::optional<CUstream> stream, void**& 
   // The twin, where the runtime can give it its arguments: the kernel's own as an array, not
   // packed (`extra`), and not into a stream being captured (a graph replays the arguments it
   // was made with, and the bounds were the tables' at capture).
-  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  // (No driver call while no capture is under way: one fewer per launch.)
+  std::optional<CUstreamCaptureStatus> capturing;
   if (twin && instrumented && options_.launchMetadata && params && !extra && stream &&
-      d_.cuStreamIsCapturing(*stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
+      (capturing = captureStatus(*stream)) && *capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
     const Twin& t = launchTwin(function, f, *m);
     if (t.function && launchTwinArguments(params, t.record->paramCount, t.record->launchParams,
                                           [&](uint64_t p) { return metadata_->launchView(p); }, scratch.bounds,
