@@ -225,17 +225,23 @@ TEST_CASE("JitLoader: run-time PTX is instrumented in every mode, once", "[jit]"
   unsetenv("CUCATCH_CACHE_DIR");
 }
 
+namespace {
+// A helper at `path` that runs the shell commands `first`, then the real one: a stand-in that
+// counts its runs or fails on purpose.
+std::string wrappedHelper(const std::string& path, const std::string& first) {
+  std::ofstream(path) << "#!/bin/sh\n" << first << "\nexec '" << CUCATCH_FATBIN_TOOL << "' \"$@\"\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+}  // namespace
+
 TEST_CASE("JitLoader: an image loaded again gets what it got, without the helper", "[jit]") {
   // A program loading and unloading one module in a loop: before, each load ran the helper and
   // kept one more copy of the instrumented text for the life of the process.
   ScratchDir dir;
   setenv("CUCATCH_CACHE_DIR", dir.path.c_str(), 1);
-  const std::string counting = dir.path + "/helper", runs = dir.path + "/runs";
-  {
-    std::ofstream script(counting);
-    script << "#!/bin/sh\necho run >> '" << runs << "'\nexec '" << CUCATCH_FATBIN_TOOL << "' \"$@\"\n";
-  }
-  fs::permissions(counting, fs::perms::owner_all);
+  const std::string runs = dir.path + "/runs";
+  const std::string counting = wrappedHelper(dir.path + "/helper", "echo run >> '" + runs + "'");
   auto helperRuns = [&] {
     std::ifstream in(runs);
     return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
@@ -275,13 +281,9 @@ TEST_CASE("JitLoader: a helper killed at one load is asked again at the next", "
   // the same image is instrumented (a review's find: the first outcome was kept for good).
   ScratchDir dir;
   setenv("CUCATCH_CACHE_DIR", dir.path.c_str(), 1);
-  const std::string flaky = dir.path + "/helper", killedOnce = dir.path + "/killed";
-  {
-    std::ofstream script(flaky);
-    script << "#!/bin/sh\nif [ ! -e '" << killedOnce << "' ]; then touch '" << killedOnce << "'; kill -9 $$; fi\n"
-           << "exec '" << CUCATCH_FATBIN_TOOL << "' \"$@\"\n";
-  }
-  fs::permissions(flaky, fs::perms::owner_all);
+  const std::string killedOnce = dir.path + "/killed";
+  const std::string flaky = wrappedHelper(
+      dir.path + "/helper", "if [ ! -e '" + killedOnce + "' ]; then touch '" + killedOnce + "'; kill -9 $$; fi");
   auto loader = loaderFor(false, flaky);
   CHECK(loader.replacement(kRunTimePtx) == nullptr);
   CHECK(fs::exists(killedOnce));
