@@ -1368,8 +1368,14 @@ void rebindNewObjects() {
     // A library entry point (cuFFT, batched cuBLAS and cuSOLVER, nvJitLink): the library's own
     // definition; a driver entry point: libcuda's.
     if (cucatch::runtime::libraryDefinitions().count(symbol)) return cucatch::runtime::libraryDefinition(symbol.c_str());
-    void* driver = libcuda();
-    return driver ? realDlsym()(driver, symbol.c_str()) : nullptr;
+    // libcuda's, where the process has loaded it: only then can a reference be bound there. Not
+    // libcuda(), which loads it: the first rebinding did so in every process under cucatch-run,
+    // CUDA or not (a shell, a compiler, Python).
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!driver) return nullptr;
+    void* definition = realDlsym()(driver, symbol.c_str());
+    dlclose(driver);  // (loaded before: it stays)
+    return definition;
   };
   size_t n = cucatch::runtime::rebindReferences(targets);
   if (n) Runtime::get().log(fmt::format("{} references to driver and library entry points rebound to cucatch's", n));
