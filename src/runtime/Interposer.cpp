@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -1364,20 +1365,19 @@ void rebindNewObjects() {
   cucatch::runtime::RebindTargets targets;
   targets.definitions = &exportedDefinitions();
   targets.self = reinterpret_cast<const void*>(&libcuda);
-  targets.foreign = [](const std::string& symbol) -> void* {
+  // libcuda where the process has loaded it (only then can a reference be bound there), looked
+  // for once per rebinding, at its first driver entry point. Not libcuda(), which loads it: the
+  // first rebinding did so in every process under cucatch-run, CUDA or not (a shell, Python).
+  std::optional<void*> driver;
+  targets.foreign = [&driver](const std::string& symbol) -> void* {
     // A library entry point (cuFFT, batched cuBLAS and cuSOLVER, nvJitLink): the library's own
     // definition; a driver entry point: libcuda's.
     if (cucatch::runtime::libraryDefinitions().count(symbol)) return cucatch::runtime::libraryDefinition(symbol.c_str());
-    // libcuda's, where the process has loaded it: only then can a reference be bound there. Not
-    // libcuda(), which loads it: the first rebinding did so in every process under cucatch-run,
-    // CUDA or not (a shell, a compiler, Python).
-    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!driver) return nullptr;
-    void* definition = realDlsym()(driver, symbol.c_str());
-    dlclose(driver);  // (loaded before: it stays)
-    return definition;
+    if (!driver) driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return *driver ? realDlsym()(*driver, symbol.c_str()) : nullptr;
   };
   size_t n = cucatch::runtime::rebindReferences(targets);
+  if (driver && *driver) dlclose(*driver);  // (loaded before: it stays)
   if (n) Runtime::get().log(fmt::format("{} references to driver and library entry points rebound to cucatch's", n));
 }
 
