@@ -1290,6 +1290,32 @@ void* lookedUp(void* handle, const char* name, void* p) {
   return wrap(*h, p, name);
 }
 
+// libcucatch's wrapper of a library entry point (Libraries.h: cuFFT, batched cuBLAS and cuSOLVER,
+// nvJitLink) that a lookup by name found in the library itself, or nullptr. A program (or a
+// framework) that opens the library with dlopen and calls it through dlsym'd pointers passed it
+// tagged buffers, which its kernels read from memory. Not for libcucatch's own lookups
+// (`caller`): the wrapper looks for the library's definition that way.
+void* libraryWrapper(const char* name, void* found, const void* caller) {
+  if (!found || !name || !((name[0] == 'c' && name[1] == 'u') || std::strncmp(name, "__nvJitLink", 11) == 0))
+    return nullptr;
+  const auto& wrapped = cucatch::runtime::libraryDefinitions();
+  auto ours = wrapped.find(name);
+  if (ours == wrapped.end() || found == ours->second) return nullptr;
+  static const std::pair<uintptr_t, uintptr_t> self = [] {
+    dl_find_object o{};
+    if (_dl_find_object(reinterpret_cast<void*>(&libraryWrapper), &o) != 0) return std::pair<uintptr_t, uintptr_t>{0, 0};
+    return std::pair{reinterpret_cast<uintptr_t>(o.dlfo_map_start), reinterpret_cast<uintptr_t>(o.dlfo_map_end)};
+  }();
+  auto from = reinterpret_cast<uintptr_t>(caller);
+  if (from >= self.first && from < self.second) return nullptr;
+  // Only where the wrapper calls this very definition: with two copies of a library loaded (a
+  // framework's wheel and the toolkit's), it calls the first, and a plan made by the other
+  // would be unknown there.
+  if (cucatch::runtime::libraryDefinition(name) != found) return nullptr;
+  if (Runtime::get().debug()) Runtime::get().log(fmt::format("dlsym {}: the library's, wrapped", name));
+  return ours->second;
+}
+
 // libcuda, for the entry points programs call by symbol: already loaded where the program was
 // linked with it; loaded here where libcucatch alone satisfied the program's references.
 void* libcuda() {
@@ -1389,7 +1415,9 @@ extern "C" {
 // searches after libcucatch rather than after the caller: see docs/runtime.md. dlvsym is left
 // alone: libcucatch finds glibc's dlsym through it.)
 __attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
-  return lookedUp(handle, name, realDlsym()(handle, name));
+  void* p = realDlsym()(handle, name);
+  if (void* wrapper = libraryWrapper(name, p, __builtin_return_address(0))) return wrapper;
+  return lookedUp(handle, name, p);
 }
 
 // Lets cucatch-run and tests see that the runtime is in the process.

@@ -2,7 +2,9 @@
 // given from device memory (descriptors the library uploads itself), where no launch can untag
 // them: the pointers are untagged on their way in. libcucatch exports these under the
 // libraries' names; like the driver's, references bound to the library are rebound
-// (Rebind.h). A library linked statically into the program cannot be intercepted this way.
+// (Rebind.h), and a lookup by name in the library's own handle (dlsym) gets the wrapper
+// (Interposer.cpp, libraryWrapper). A library linked statically into the program cannot be
+// intercepted this way.
 //
 // cuFFT: cufftExec* and cufftXtExec take the user's buffers, cufftSetWorkArea a work area.
 // Batched cuBLAS and cuSOLVER calls take arrays of pointers in device memory: each gets an

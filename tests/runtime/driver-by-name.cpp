@@ -11,15 +11,11 @@
 #include <cstring>
 #include <string>
 
+#include "object_of.h"
+
 extern "C" int cucatch_runtime_abi_version();
 
 namespace {
-
-std::string objectOf(void* p) {
-  Dl_info info;
-  if (!p || !dladdr(p, &info) || !info.dli_fname) return "(nothing)";
-  return info.dli_fname;
-}
 
 int failures = 0;
 

@@ -1,0 +1,57 @@
+// Library entry points that libcucatch wraps (src/runtime/Libraries.h), looked up by name in the
+// library's own handle, must reach the wrappers: a program or framework that opens cuFFT or
+// cuBLAS with dlopen and calls through dlsym'd pointers handed the library tagged buffers,
+// which its kernels read from memory. The wrapper must then call the library's definition.
+//
+// No GPU needed: this process links libcucatch (whose dlsym interposes) and opens the toolkit's
+// libcufft and libcublas. Each lookup is judged by the object the returned address lies in; the
+// wrapper's call is judged by the library's own answer for a plan that does not exist.
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <string>
+
+#include "object_of.h"
+
+namespace {
+
+int failures = 0;
+
+void* expect(void* library, const char* libraryName, const char* symbol, bool wrapped) {
+  void* p = dlsym(library, symbol);
+  std::string object = objectOf(p);
+  bool ok = p && (object.find("libcucatch") != std::string::npos) == wrapped;
+  std::printf("%s: dlsym(%s, %s) -> %s (%s expected)\n", ok ? "ok" : "FAIL", libraryName, symbol, object.c_str(),
+              wrapped ? "libcucatch" : libraryName);
+  failures += !ok;
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s PATH/TO/libcufft.so PATH/TO/libcublas.so\n", argv[0]);
+    return 2;
+  }
+  void* cufft = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  void* cublas = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+  if (!cufft || !cublas) {
+    std::fprintf(stderr, "cannot open the libraries: %s\n", dlerror());
+    return 2;
+  }
+  auto* exec = reinterpret_cast<int (*)(int, void*, void*, int)>(expect(cufft, "libcufft", "cufftExecC2C", true));
+  expect(cufft, "libcufft", "cufftSetWorkArea", true);
+  expect(cufft, "libcufft", "cufftPlan1d", false);  // takes no buffer: not wrapped
+  expect(cublas, "libcublas", "cublasSgemmBatched", true);
+  expect(cublas, "libcublas", "cublasSgemm_v2", false);
+  // Through the wrapper to cuFFT itself: a plan that does not exist is cuFFT's CUFFT_INVALID_PLAN
+  // (1); a wrapper that found no definition would answer CUFFT_INTERNAL_ERROR (5).
+  if (exec) {
+    int r = exec(12345, nullptr, nullptr, -1);
+    std::printf("%s: cufftExecC2C through the wrapper, no such plan -> %d (1 expected)\n", r == 1 ? "ok" : "FAIL", r);
+    failures += r != 1;
+  }
+  std::printf("%d failures\n", failures);
+  return failures ? 1 : 0;
+}
