@@ -1311,7 +1311,7 @@ void* libraryWrapper(const char* name, void* found, const void* caller) {
   // Only where the wrapper calls this very definition: with two copies of a library loaded (a
   // framework's wheel and the toolkit's), it calls the first, and a plan made by the other
   // would be unknown there.
-  if (cucatch::runtime::libraryDefinition(name) != found) return nullptr;
+  if (cucatch::runtime::libraryTarget(name) != found) return nullptr;
   if (Runtime::get().debug()) Runtime::get().log(fmt::format("dlsym {}: the library's, wrapped", name));
   return ours->second;
 }

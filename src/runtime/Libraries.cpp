@@ -9,6 +9,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "runtime/ElfSymbols.h"
+#include "runtime/LoaderCounts.h"
 #include "runtime/Runtime.h"
 
 namespace cucatch::runtime {
@@ -44,14 +46,53 @@ void* libraryDefinition(const char* symbol) {
 
 namespace {
 
+// The library's definition of one entry point, as the wrapper calls it: looked up again when
+// the loader has loaded or unloaded an object since. A library unloaded and loaded again lies
+// elsewhere (a review's find: the wrapper kept the first address and jumped into unmapped
+// code), and one not loaded at the first call may be later. The lookup runs without the lock:
+// it takes the loader's, which a constructor calling the wrapper holds.
+class LibraryTarget {
+ public:
+  void* get(const char* name) {
+    const LoaderCounts now = loaderCounts();
+    {
+      std::lock_guard lock(mutex_);
+      if (known_ && now.adds == counts_.adds && now.subs == counts_.subs) return definition_;
+    }
+    void* definition = libraryDefinition(name);
+    std::lock_guard lock(mutex_);
+    known_ = true;
+    counts_ = now;
+    definition_ = definition;
+    return definition;
+  }
+
+ private:
+  std::mutex mutex_;
+  bool known_ = false;
+  LoaderCounts counts_;
+  void* definition_ = nullptr;
+};
+
+// One per wrapped entry point, made at first use and never added to after (lookups need no lock).
+LibraryTarget& targetOf(const std::string& name) {
+  static auto* targets = [] {
+    auto* t = new std::unordered_map<std::string, LibraryTarget>;  // (never destroyed: used at exit)
+    for (const auto& [entry, ours] : libraryDefinitions()) (*t)[entry];
+    return t;
+  }();
+  return targets->at(name);
+}
+
 // Calls the library's own definition of `Name` with `a`, or fails as the library would.
 template <const char* Name, class R, class... A>
 R callLibrary(R failure, A... a) {
-  static const auto f = [] {
-    auto p = reinterpret_cast<R (*)(A...)>(libraryDefinition(Name));
-    if (!p) Runtime::get().log(fmt::format("{} called, but no loaded library defines it", Name));
-    return p;
-  }();
+  static LibraryTarget& target = targetOf(Name);
+  auto f = reinterpret_cast<R (*)(A...)>(target.get(Name));
+  if (!f) {
+    static std::once_flag said;
+    std::call_once(said, [] { Runtime::get().log(fmt::format("{} called, but no loaded library defines it", Name)); });
+  }
   return f ? f(a...) : failure;
 }
 
@@ -190,6 +231,10 @@ CUCATCH_LIBRARY_API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle hand
 }
 
 }  // extern "C"
+
+void* libraryTarget(const char* symbol) {
+  return libraryDefinitions().count(symbol) ? targetOf(symbol).get(symbol) : nullptr;
+}
 
 const std::unordered_map<std::string, void*>& libraryDefinitions() {
   static const std::unordered_map<std::string, void*> table{

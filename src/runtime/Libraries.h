@@ -25,6 +25,9 @@ const std::unordered_map<std::string, void*>& libraryDefinitions();
 // The definition of `symbol` in a loaded object other than libcucatch (where the library comes
 // first in the search order, RTLD_NEXT would not find it); nullptr if none.
 void* libraryDefinition(const char* symbol);
+// The definition libcucatch's wrapper of `symbol` calls now: libraryDefinition's answer, kept
+// until the loader loads or unloads an object; nullptr if none, or if `symbol` is not wrapped.
+void* libraryTarget(const char* symbol);
 
 // Where cuFFT is linked statically into the program, so that its calls cannot be intercepted
 // (-lcufft_static, which the cuda-samples callback programs need): the name of the wrapped

@@ -7,6 +7,7 @@
 // libcufft and libcublas. Each lookup is judged by the object the returned address lies in; the
 // wrapper's call is judged by the library's own answer for a plan that does not exist.
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <string>
@@ -51,6 +52,27 @@ int main(int argc, char** argv) {
     int r = exec(12345, nullptr, nullptr, -1);
     std::printf("%s: cufftExecC2C through the wrapper, no such plan -> %d (1 expected)\n", r == 1 ? "ok" : "FAIL", r);
     failures += r != 1;
+  }
+  // cuFFT unloaded and loaded again elsewhere (an address range taken in between): the wrapper
+  // calls the new copy. Before, it kept the first copy's address and jumped into unmapped code
+  // (a review's find).
+  void* before = dlsym(cufft, "cufftPlan1d");
+  dlclose(cufft);
+  if (!dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD)) {
+    mmap(nullptr, size_t(1) << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* again = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    void* after = again ? dlsym(again, "cufftPlan1d") : nullptr;
+    std::printf("cuFFT loaded again %s\n", after == before ? "at the same address" : "elsewhere");
+    auto* execAgain =
+        reinterpret_cast<int (*)(int, void*, void*, int)>(expect(again, "libcufft", "cufftExecC2C", true));
+    if (execAgain) {
+      int r = execAgain(12345, nullptr, nullptr, -1);
+      std::printf("%s: cufftExecC2C through the wrapper after the reload -> %d (1 expected)\n", r == 1 ? "ok" : "FAIL",
+                  r);
+      failures += r != 1;
+    }
+  } else {
+    std::printf("cuFFT stayed loaded after dlclose: the reload is not tried\n");
   }
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;
