@@ -9,18 +9,9 @@
 // pointer (to tell device memory it owns, or to find the allocation an interior pointer is in)
 // found them different. Each comparison's verdict is printed; the plain build says "same"
 // everywhere. The returned addresses are then used by a kernel, as programs do.
-#include <cuda.h>
 #include <cstdint>
 #include <vector>
-#include "common.h"
-#define DRIVER(call)                                                                  \
-  do {                                                                                \
-    CUresult r_ = (call);                                                             \
-    if (r_ != CUDA_SUCCESS) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, r_);   \
-      std::exit(2);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "driver_api.h"
 
 __global__ void scale(float* p, int n, float by) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
