@@ -1300,14 +1300,7 @@ void* libraryWrapper(const char* name, void* found, const void* caller) {
     return nullptr;
   const auto& wrapped = cucatch::runtime::libraryDefinitions();
   auto ours = wrapped.find(name);
-  if (ours == wrapped.end() || found == ours->second) return nullptr;
-  static const std::pair<uintptr_t, uintptr_t> self = [] {
-    dl_find_object o{};
-    if (_dl_find_object(reinterpret_cast<void*>(&libraryWrapper), &o) != 0) return std::pair<uintptr_t, uintptr_t>{0, 0};
-    return std::pair{reinterpret_cast<uintptr_t>(o.dlfo_map_start), reinterpret_cast<uintptr_t>(o.dlfo_map_end)};
-  }();
-  auto from = reinterpret_cast<uintptr_t>(caller);
-  if (from >= self.first && from < self.second) return nullptr;
+  if (ours == wrapped.end() || found == ours->second || cucatch::runtime::isCucatch(caller)) return nullptr;
   // Only where the wrapper calls this very definition: with two copies of a library loaded (a
   // framework's wheel and the toolkit's), it calls the first, and a plan made by the other
   // would be unknown there.

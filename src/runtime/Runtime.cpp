@@ -381,21 +381,17 @@ void Runtime::finishUpdates() {
 
 // ------------------------------------------------------------------------------ allocations
 
-namespace {
-
-// Whether `frame` is in libcucatch: its frames are not the program's. (_dl_find_object takes
-// no lock and no symbol lookup, unlike dladdr: it runs for every frame of every allocation.)
-bool isCucatch(const void* frame) {
+// (_dl_find_object takes no lock and no symbol lookup, unlike dladdr: it runs for every frame of
+// every allocation.)
+bool isCucatch(const void* address) {
   static const std::pair<uintptr_t, uintptr_t> self = [] {
     dl_find_object o{};
     if (_dl_find_object(reinterpret_cast<void*>(&Runtime::get), &o) != 0) return std::pair<uintptr_t, uintptr_t>{0, 0};
     return std::pair{reinterpret_cast<uintptr_t>(o.dlfo_map_start), reinterpret_cast<uintptr_t>(o.dlfo_map_end)};
   }();
-  auto a = reinterpret_cast<uintptr_t>(frame);
+  auto a = reinterpret_cast<uintptr_t>(address);
   return a >= self.first && a < self.second;
 }
-
-}  // namespace
 
 std::vector<void*> Runtime::callStack(size_t atLeast) const {
   size_t depth = options_.backtraceDepth ? static_cast<size_t>(options_.backtraceDepth) + 16 : 0;

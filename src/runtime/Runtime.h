@@ -30,6 +30,10 @@
 
 namespace cucatch::runtime {
 
+// Whether `address` (a frame's return address, a caller's) is in libcucatch: its frames are not
+// the program's, and its own lookups are not the program's.
+bool isCucatch(const void* address);
+
 // Scratch storage for a launch whose parameters had to be rewritten (untagged copies).
 struct LaunchArguments {
   std::vector<std::vector<unsigned char>> values;
