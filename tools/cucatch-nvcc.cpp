@@ -307,8 +307,8 @@ int main(int argc, char** argv) {
   setting(profile, "CICC_PATH") = wrapper.parent_path().string();
   // nvcc puts LIBRARIES on its host link line (and nvlink's, which skips host libraries).
   // As -L/-l, which build systems that link by themselves (CMake) pick up from nvcc -v.
-  setting(profile, "LIBRARIES") +=
-      " \"-L" + runtime.parent_path().string() + "\" -l" + runtime.stem().string().substr(3);
+  const std::string runtimeLibrary = runtime.stem().string().substr(3);  // libcucatch.so -> cucatch
+  setting(profile, "LIBRARIES") += " \"-L" + runtime.parent_path().string() + "\" -l" + runtimeLibrary;
   std::string realPtxas = ptxasOf(setting(profile, "PATH"));
   // nvcc then finds cucatch's ptxas first (the wrapper directory has cicc and ptxas); where the
   // profile's PATH has no ptxas, nvcc fails as it would have.
@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
   // Asked for here without --as-needed, and only here (push-state, pop-state); nvcc passes
   // -Xlinker to the host link only, and ignores it where it does not link. (-L: LIBRARIES'.)
   args.push_back("-Xlinker");
-  args.push_back("--push-state,--no-as-needed,-l" + runtime.stem().string().substr(3) + ",--pop-state");
+  args.push_back("--push-state,--no-as-needed,-l" + runtimeLibrary + ",--pop-state");
   // nvcc lists the profile's settings under -v; without a profile it cannot, and build
   // systems (CMake's compiler detection) read them there.
   if (verbose)
