@@ -74,11 +74,18 @@ class LibraryTarget {
   void* definition_ = nullptr;
 };
 
-// One per wrapped entry point, made at first use and never added to after (lookups need no lock).
+// Entry points the wrappers call that cucatch does not wrap: a batched call's stream is its
+// handle's.
+constexpr char k_cublasGetStream_v2[] = "cublasGetStream_v2";
+constexpr char k_cusolverDnGetStream[] = "cusolverDnGetStream";
+
+// One per entry point a wrapper calls (each wrapped one and those above), made at first use and
+// never added to after (lookups need no lock).
 LibraryTarget& targetOf(const std::string& name) {
   static auto* targets = [] {
     auto* t = new std::unordered_map<std::string, LibraryTarget>;  // (never destroyed: used at exit)
     for (const auto& [entry, ours] : libraryDefinitions()) (*t)[entry];
+    for (const char* called : {k_cublasGetStream_v2, k_cusolverDnGetStream}) (*t)[called];
     return t;
   }();
   return targets->at(name);
@@ -102,8 +109,6 @@ T* strip(T* p) {
 }
 
 // The libraries' names, for looking up their definitions.
-constexpr char k_cublasGetStream_v2[] = "cublasGetStream_v2";
-constexpr char k_cusolverDnGetStream[] = "cusolverDnGetStream";
 constexpr char k_cufftExecC2C[] = "cufftExecC2C";
 constexpr char k_cufftExecZ2Z[] = "cufftExecZ2Z";
 constexpr char k_cufftExecR2C[] = "cufftExecR2C";

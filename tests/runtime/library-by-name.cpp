@@ -44,13 +44,24 @@ int main(int argc, char** argv) {
   auto* exec = reinterpret_cast<int (*)(int, void*, void*, int)>(expect(cufft, "libcufft", "cufftExecC2C", true));
   expect(cufft, "libcufft", "cufftSetWorkArea", true);
   expect(cufft, "libcufft", "cufftPlan1d", false);  // takes no buffer: not wrapped
-  expect(cublas, "libcublas", "cublasSgemmBatched", true);
+  auto* gemmBatched = reinterpret_cast<int (*)(void*, int, int, int, int, int, const float*, const float* const*, int,
+                                                const float* const*, int, const float*, float* const*, int, int)>(
+      expect(cublas, "libcublas", "cublasSgemmBatched", true));
   expect(cublas, "libcublas", "cublasSgemm_v2", false);
   // Through the wrapper to cuFFT itself: a plan that does not exist is cuFFT's CUFFT_INVALID_PLAN
   // (1); a wrapper that found no definition would answer CUFFT_INTERNAL_ERROR (5).
   if (exec) {
     int r = exec(12345, nullptr, nullptr, -1);
     std::printf("%s: cufftExecC2C through the wrapper, no such plan -> %d (1 expected)\n", r == 1 ? "ok" : "FAIL", r);
+    failures += r != 1;
+  }
+  // A batched cuBLAS wrapper asks the library for the handle's stream first, through an entry
+  // point it does not wrap (before, that lookup threw std::out_of_range: found on the GPU). With
+  // no handle, cuBLAS answers CUBLAS_STATUS_NOT_INITIALIZED (1), and so would a wrapper that
+  // found no definition; this asks that the call returns at all.
+  if (gemmBatched) {
+    int r = gemmBatched(nullptr, 0, 0, 1, 1, 1, nullptr, nullptr, 1, nullptr, 1, nullptr, nullptr, 1, 0);
+    std::printf("%s: cublasSgemmBatched through the wrapper, no handle -> %d (1 expected)\n", r == 1 ? "ok" : "FAIL", r);
     failures += r != 1;
   }
   // cuFFT unloaded and loaded again elsewhere (an address range taken in between): the wrapper
