@@ -7,16 +7,20 @@
 // --dont-use-profile, and CICC_PATH points at a directory whose `cicc` is this very program.
 // Called as `cicc`, it runs the real cicc and then rewrites the PTX it wrote (cucatch-ptx
 // --mode=check) before ptxas or fatbinary ever read it. The runtime library is added to the
-// profile's LIBRARIES, which nvcc puts on its host link line.
+// profile's LIBRARIES, which nvcc puts on its host link line. nvcc runs as a child, so that
+// the directory where the register measurements leave their objects for cucatch's ptxas
+// (toolchain/CubinReuse.h) is removed when it is done.
 //
 //   CUCATCH_NVCC         the real nvcc (default: the one this build was configured with)
 //   CUCATCH_RUNTIME_LIB  libcucatch.so to link (default: next to this program)
 //   CUCATCH_PTX          the rewriter (default: cucatch-ptx next to this program)
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "toolchain/CubinReuse.h"
 #include "toolchain/Ptxas.h"
 #include "toolchain/SearchPath.h"
 
@@ -113,6 +118,20 @@ int asPtxas(int argc, char** argv) {
     if (in && std::getline(in, first)) cap = cucatch::toolchain::readRegisterCapMarker(first);
   }
   if (cap) args = cucatch::toolchain::withMaxRegisterCount(args, *cap);
+  // The object the register measurement compiled from this very text with these very options
+  // is the one ptxas would write (CubinReuse.h).
+  if (std::string dir = env("CUCATCH_PTXAS_REUSE_DIR"); !dir.empty() && !cap) {
+    if (auto reusable = cucatch::toolchain::findReusable(dir, args)) {
+      std::error_code ec;
+      fs::copy_file(reusable->object, reusable->output, fs::copy_options::overwrite_existing, ec);
+      if (!ec) {
+        if (!env("CUCATCH_NVCC_VERBOSE").empty())
+          std::fprintf(stderr, "#$ cucatch-nvcc: %s is the object cucatch-ptx compiled to measure registers\n",
+                       reusable->output.c_str());
+        return 0;
+      }
+    }
+  }
   args.insert(args.begin(), real);
   execOrFail(args);
 }
@@ -125,7 +144,7 @@ int asCicc(int argc, char** argv) {
   std::vector<std::string> args{real};
   std::optional<std::string> output;
   std::string source, arch;
-  bool lto = false, relocatable = false;
+  bool lto = false, relocatable = false, debug = false;
   // What ptxas will be given for this PTX, as far as it changes register counts: nvcc hands
   // cicc -maxrregcount as "-maxreg N", and -G as -g; the user's -Xptxas options come from the
   // nvcc command line (CUCATCH_PTXAS_OPTIONS, set by cucatch-nvcc).
@@ -136,8 +155,12 @@ int asCicc(int argc, char** argv) {
     if (std::strcmp(argv[i], "--orig_src_path_name") == 0 && i + 1 < argc) source = argv[i + 1];
     if (std::strcmp(argv[i], "-arch") == 0 && i + 1 < argc) arch = argv[i + 1];
     if (std::strcmp(argv[i], "-lto") == 0 || std::strcmp(argv[i], "--lto") == 0) lto = true;
+    // (As nvcc passes them to ptxas, so that the measurement's object is the one ptxas would
+    // write and cucatch's ptxas can take it: CubinReuse.h.)
     if (std::strcmp(argv[i], "-maxreg") == 0 && i + 1 < argc) ptxasOptions += std::string(" -maxrregcount=") + argv[i + 1];
-    if (std::strcmp(argv[i], "-g") == 0 || std::strcmp(argv[i], "--debug_mode") == 0) ptxasOptions += " -g";
+    if (std::strcmp(argv[i], "-g") == 0) debug = true;
+    if (std::strcmp(argv[i], "-m64") == 0) ptxasOptions += " -m64";
+    if (std::strcmp(argv[i], "-generate-line-info") == 0) ptxasOptions += " --generate-line-info";
     // Relocatable device code (-rdc): ptxas compiles it with --compile-only.
     // (Extensible whole-program code, -ewp, may be linked with other device code: not whole.)
     if (std::strstr(argv[i], "extensible-whole-program") || std::strcmp(argv[i], "-ewp") == 0) relocatable = true;
@@ -146,6 +169,8 @@ int asCicc(int argc, char** argv) {
       relocatable = true;
     }
   }
+  // -G: cicc gets -g (and --debug_mode), ptxas -g and two more.
+  if (debug) ptxasOptions += " -g --dont-merge-basicblocks --return-at-end";
   int status = run(args);
   if (status != 0) return status;
   if (!output || lto || fs::path(*output).extension() != ".ptx") {
@@ -161,6 +186,8 @@ int asCicc(int argc, char** argv) {
   if (std::string ptxas = env("CUCATCH_REAL_PTXAS"); !ptxas.empty()) rewrite.push_back("--ptxas=" + ptxas);
   if (!ptxasOptions.empty()) rewrite.push_back("--ptxas-options=" + ptxasOptions);
   if (!relocatable) rewrite.push_back("--whole-program");
+  if (std::string reuse = env("CUCATCH_PTXAS_REUSE_DIR"); !reuse.empty() && !relocatable)
+    rewrite.push_back("--ptxas-reuse-dir=" + reuse);
   // Reports name the module by its source, not by nvcc's temporary file.
   if (!source.empty()) rewrite.push_back("--module-name=" + source + (arch.empty() ? "" : " (" + arch + ")"));
   // CUCATCH_PTX_FLAGS: cucatch-ptx's options, as many as it holds (split at white space).
@@ -174,6 +201,55 @@ int asCicc(int argc, char** argv) {
     return status;
   }
   return 0;
+}
+
+// ---- running nvcc ---------------------------------------------------------------------------
+
+pid_t nvccChild = -1;
+
+// A signal meant for cucatch-nvcc (a build tool stopping its job) goes on to nvcc, which ends as
+// it would have; cucatch-nvcc then cleans up and ends the same way.
+void forwardSignal(int signal) {
+  if (nvccChild > 0) ::kill(nvccChild, signal);
+}
+
+// Runs nvcc (`argv`) with a directory for the register measurements' objects
+// (CUCATCH_PTXAS_REUSE_DIR), removes the directory, and returns nvcc's exit status, or ends
+// with the signal that ended nvcc.
+int runNvcc(const std::vector<std::string>& argv) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/cucatch-nvcc-XXXXXX";
+  // Without the directory everything works as before (ptxas compiles every module).
+  if (::mkdtemp(dir.data())) setenv("CUCATCH_PTXAS_REUSE_DIR", dir.c_str(), 1);
+  else dir.clear();
+  struct sigaction forward{}, saved[3];
+  forward.sa_handler = forwardSignal;
+  sigemptyset(&forward.sa_mask);
+  const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &forward, &saved[i]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  nvccChild = ::fork();
+  if (nvccChild < 0) fail("fork failed");
+  if (nvccChild == 0) {
+    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &saved[i], nullptr);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "cucatch-nvcc: error: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(nvccChild, &status, 0) < 0)
+    if (errno != EINTR) fail("waitpid failed");
+  std::error_code ec;
+  if (!dir.empty()) fs::remove_all(dir, ec);
+  if (WIFSIGNALED(status)) {
+    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &saved[i], nullptr);
+    std::signal(WTERMSIG(status), SIG_DFL);
+    ::raise(WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 // ---- nvcc.profile -----------------------------------------------------------------------------
@@ -345,5 +421,6 @@ int main(int argc, char** argv) {
   if (verbose)
     for (const auto& [name, value] : profile) std::fprintf(stderr, "#$ %s=%s\n", name.c_str(), value.c_str());
   std::fflush(stderr);
-  execOrFail(args);
+  if (verbose) setenv("CUCATCH_NVCC_VERBOSE", "1", 1);
+  return runNvcc(args);
 }

@@ -233,12 +233,18 @@ int main(int argc, char** argv) {
   cucatch::tools::CheckFlags flags;
   flags.addTo(app);
   std::string ptxas, ptxasArch, ptxasOptions;
+  std::string reuseDirectory;
   bool wholeProgram = false;
   app.add_option("--ptxas", ptxas, "the ptxas that measures the original (default: the toolkit's)");
   app.add_option("--ptxas-arch", ptxasArch, "the architecture to measure for (default: the module's .target)");
   app.add_option("--ptxas-options", ptxasOptions,
                  "options the module will be compiled with (-maxrregcount=N, -O0, ...): used when measuring, "
                  "and the cap never exceeds -maxrregcount");
+  app.add_option("--ptxas-reuse-dir", reuseDirectory,
+                 "a directory where the instrumented module's object, compiled with exactly --ptxas-options to "
+                 "measure its registers, stays for cucatch-nvcc's ptxas, which takes it instead of compiling the "
+                 "same text with the same options again")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--whole-program", wholeProgram,
                "the module is all the device code its kernels run (nvcc without -rdc; cucatch-nvcc says so): its "
                ".visible device functions are called from nowhere else, so pointers passed to them carry their "
@@ -280,7 +286,7 @@ int main(int argc, char** argv) {
           return 2;
         }
         options.registerLimit = cucatch::toolchain::ptxasRegisterLimits(
-            ptxas, arch, cucatch::toolchain::splitOptions(ptxasOptions), text, sourceName);
+            ptxas, arch, cucatch::toolchain::splitOptions(ptxasOptions), text, sourceName, reuseDirectory);
       }
       auto r = cucatch::instrument::instrumentModule(module, options);
       if (stats) printStats(sourceName, r);

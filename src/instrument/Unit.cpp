@@ -162,8 +162,11 @@ std::string siteTableJson(const Module& module, const UnitResult& result) {
   nlohmann::json kernels = nlohmann::json::object();
   for (const auto& k : result.kernels) {
     nlohmann::json kernel = nlohmann::json::object();
-    if (k.originalRegisters) kernel["registers"] = *k.originalRegisters;
-    if (k.instrumentedRegisters) kernel["instrumented_registers"] = *k.instrumentedRegisters;
+    // What ptxas measured is written only with the cap it led to (which changes the PTX anyway):
+    // the text must be the one the measurement compiled, so that cucatch-nvcc's ptxas can take
+    // its object (toolchain/CubinReuse.h). (The original's count is what the runtime names when
+    // a capped kernel's launch fails for resources.)
+    if (k.originalRegisters && (k.registerLimit || !k.boundedBy.empty())) kernel["registers"] = *k.originalRegisters;
     if (k.registerLimit) kernel["register_limit"] = *k.registerLimit;
     if (!k.boundedBy.empty()) kernel["bounded_by"] = k.boundedBy;
     if (auto s = result.stackReserves.find(k.name); s != result.stackReserves.end())

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "fatbin/CubinAttributes.h"
+#include "toolchain/CubinReuse.h"
 #include "toolchain/SearchPath.h"
 
 namespace cucatch::toolchain {
@@ -136,56 +137,61 @@ std::optional<unsigned> maxRegisterCount(const std::vector<std::string>& options
   return n;
 }
 
-RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
-                                const std::vector<std::string>& options, const std::string& ptx,
-                                const std::string& what) {
+namespace {
+
+std::string temporaryDirectory() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string input = fmt::format("{}/cucatch-measure-XXXXXX.ptx", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  int fd = ::mkstemps(input.data(), 4);
+  return tmpdir && *tmpdir ? tmpdir : "/tmp";
+}
+
+// A new empty file `DIR/cucatch-measure-XXXXXX.SUFFIX`, its path.
+std::string makeTemporary(const std::string& dir, const std::string& suffix) {
+  std::string path = fmt::format("{}/cucatch-measure-XXXXXX{}", dir, suffix);
+  int fd = ::mkstemps(path.data(), static_cast<int>(suffix.size()));
   if (fd < 0) throw std::runtime_error(fmt::format("cannot create a temporary file for ptxas: {}", std::strerror(errno)));
-  // Relocatable code's device functions have their counts only in the object.
-  const bool relocatable = compilesRelocatable(options);
-  std::string object = "/dev/null";
-  if (relocatable) {
-    object = fmt::format("{}/cucatch-measure-XXXXXX.o", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int ofd = ::mkstemps(object.data(), 2);
-    if (ofd < 0) {
-      ::unlink(input.c_str());
-      throw std::runtime_error(fmt::format("cannot create a temporary file for ptxas: {}", std::strerror(errno)));
-    }
-    ::close(ofd);
+  ::close(fd);
+  return path;
+}
+
+// Removes a file when it goes out of scope, unless released.
+struct RemoveFile {
+  std::string path;
+  ~RemoveFile() {
+    if (!path.empty()) ::unlink(path.c_str());
   }
-  // Whatever happens below, the object goes (the input is removed as soon as ptxas is done).
-  struct RemoveObject {
-    const std::string& path;
-    bool remove;
-    ~RemoveObject() {
-      if (remove) ::unlink(path.c_str());
-    }
-  } removeObject{object, relocatable};
-  for (size_t done = 0; done < ptx.size();) {
-    ssize_t n = ::write(fd, ptx.data() + done, ptx.size() - done);
+};
+
+void writeFile(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n <= 0) {
       ::close(fd);
-      ::unlink(input.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}: {}", input, std::strerror(errno)));
+      throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
     }
     done += static_cast<size_t>(n);
   }
   ::close(fd);
-  std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
+}
+
+// Compiles `ptx` with `ptxas -arch=ARCH OPTIONS INPUT -o OBJECT` (INPUT a temporary file) and
+// returns what it printed. Throws std::runtime_error with that text when it fails (`what`
+// names the module: ptxas names its temporary input).
+std::string runPtxas(const std::string& ptxas, const std::string& arch, const std::vector<std::string>& options,
+                     const std::string& ptx, const std::string& object, const std::string& what) {
+  RemoveFile input{makeTemporary(temporaryDirectory(), ".ptx")};
+  writeFile(input.path, ptx);
+  std::vector<std::string> argv{ptxas, "-arch=" + arch};
   argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {input, "-o", object});
+  argv.insert(argv.end(), {input.path, "-o", object});
   // Everything the child needs is made before fork: it only calls async-signal-safe functions.
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
   static const char kCannotRun[] = "cannot run ptxas\n";
   int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
-    ::unlink(input.c_str());
-    throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
-  }
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
   pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(pipefd[1], 1);
@@ -207,21 +213,59 @@ RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arc
   ::close(pipefd[0]);
   int status = 0;
   while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  ::unlink(input.c_str());
-  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    // ptxas names its temporary input; say which module it was instead.
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error(fmt::format("{} -arch={} could not compile {} to measure its kernels' registers:\n{}",
                                          ptxas, arch, what, output));
-  }
-  RegisterCounts counts = parseVerboseOutput(output);
+  return output;
+}
+
+}  // namespace
+
+RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
+                                const std::vector<std::string>& options, const std::string& ptx,
+                                const std::string& what) {
+  // Relocatable code's device functions have their counts only in the object.
+  const bool relocatable = compilesRelocatable(options);
+  RemoveFile object{relocatable ? makeTemporary(temporaryDirectory(), ".o") : std::string()};
+  std::vector<std::string> verbose{"-v"};
+  verbose.insert(verbose.end(), options.begin(), options.end());
+  RegisterCounts counts =
+      parseVerboseOutput(runPtxas(ptxas, arch, verbose, ptx, relocatable ? object.path : "/dev/null", what));
   if (relocatable) {
     try {
-      for (const auto& [name, registers] : fatbin::functionRegisterCounts(fatbin::ElfFile(object)))
+      for (const auto& [name, registers] : fatbin::functionRegisterCounts(fatbin::ElfFile(object.path)))
         if (!counts.kernels.count(name)) counts.deviceFunctions[name] = registers;
     } catch (const std::exception& e) {
       counts.deviceFunctions.clear();
       counts.deviceFunctionsUnread = fmt::format("cannot read the device functions' registers of {}: {}", what, e.what());
     }
+  }
+  return counts;
+}
+
+RegisterCounts measureFromObject(const std::string& ptxas, const std::string& arch,
+                                 const std::vector<std::string>& options, const std::string& ptx,
+                                 const std::set<std::string>& kernels, const std::string& what,
+                                 const std::string& reuseDirectory) {
+  if (compilesRelocatable(options))
+    throw std::logic_error("measureFromObject: relocatable code's frames and device functions need ptxas -v");
+  RemoveFile object{makeTemporary(reuseDirectory.empty() ? temporaryDirectory() : reuseDirectory, ".cubin")};
+  const std::string output = runPtxas(ptxas, arch, options, ptx, object.path, what);
+  RegisterCounts counts;
+  try {
+    for (const auto& [name, registers] : fatbin::functionRegisterCounts(fatbin::ElfFile(object.path)))
+      if (kernels.count(name)) counts.kernels[name] = registers;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("cannot read the registers ptxas recorded for {}: {}", what, e.what()));
+  }
+  for (const auto& k : kernels)
+    if (!counts.kernels.count(k))
+      throw std::runtime_error(fmt::format("ptxas recorded no register count for kernel {} of {}", k, what));
+  // What ptxas printed (a warning) would be lost if nvcc's ptxas took this object: only a
+  // compile that printed nothing is kept.
+  if (!reuseDirectory.empty() && output.empty()) {
+    storeForReuse(reuseDirectory, ptx, object.path, "-arch=" + arch, options);
+    object.path.clear();
   }
   return counts;
 }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,19 @@ struct RegisterCounts {
 RegisterCounts measureRegisters(const std::string& ptxas, const std::string& arch,
                                 const std::vector<std::string>& options, const std::string& ptx,
                                 const std::string& what);
+
+// Compiles whole-program `ptx` with `ptxas -arch=ARCH OPTIONS` exactly (no -v: ptxas records its
+// options in the object) and reads every kernel's register count (`kernels` names them) from
+// the object: the same counts as ptxas -v prints (every kernel of the 802 corpus modules, ptxas
+// 13.0, sm_90, whole-program and relocatable), but no frames (a whole-program object names some
+// after the kernel that inlined them and records none for others). Where `reuseDirectory` is
+// given and ptxas printed nothing, the object stays there for cucatch-nvcc's ptxas
+// (CubinReuse.h). Throws std::runtime_error as measureRegisters, and where the object does not
+// give every kernel a count; std::logic_error for relocatable code.
+RegisterCounts measureFromObject(const std::string& ptxas, const std::string& arch,
+                                 const std::vector<std::string>& options, const std::string& ptx,
+                                 const std::set<std::string>& kernels, const std::string& what,
+                                 const std::string& reuseDirectory = "");
 
 // Parses `ptxas -v` output: "Compiling entry function 'NAME' for 'sm_XX'" followed (before the
 // next entry) by "Used N registers"; and "Function properties for NAME" followed by "N bytes

@@ -9,6 +9,7 @@ usage: nvcc_tests.py CASE --cucatch-nvcc PATH --nvcc PATH --cuobjdump PATH --wor
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -185,6 +186,41 @@ def case_passthrough(a, c, w):
     env = dict(os.environ, CUCATCH_NVCC=shim)
     run([a.cucatch_nvcc, "-arch=sm_80", "-c", single, "-o", "viashim.o"], w, env)
     expect(os.path.exists(log) and "viashim.o" in open(log).read(), "CUCATCH_NVCC was not used")
+
+
+def case_ptxas_reuse(a, c, w):
+    # cucatch-ptx compiles the instrumented module to measure its registers; where that compile had
+    # exactly the text and options nvcc's ptxas gets, cucatch's ptxas copies its object instead of
+    # compiling again (toolchain/CubinReuse.h). The copy must be byte for byte what ptxas writes.
+    tmp = os.path.join(w, "tmp")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    src = os.path.join(PROGRAMS, "single.cu")
+    reused = "is the object cucatch-ptx compiled to measure registers"
+    for flags, expected in (([], True), (["-lineinfo"], True), (["-maxrregcount=40"], True),
+                            (["-Xptxas", "-O2"], True), (["-G"], False), (["-rdc=true"], False),
+                            (["-Xptxas", "-v"], False)):
+        name = "_".join(f.strip("-").replace("=", "") for f in flags) or "plain"
+        p = run([a.cucatch_nvcc, "-v", "-arch=sm_80"] + flags + ["-cubin", src, "-o", name + ".cubin"], w, env)
+        expect((reused in p.stderr) == expected,
+               f"{flags}: the measurement's object was {'not ' if expected else ''}taken:\n{p.stderr[-3000:]}")
+        if not expected:
+            continue
+        # What ptxas itself writes from the same PTX with nvcc's options (-v lists its command).
+        command = next(l for l in p.stderr.splitlines() if re.match(r'#\$ "?\S*ptxas"? ', l))
+        words = shlex.split(command[3:])
+        options = [x for i, x in enumerate(words[1:], 1)
+                   if not x.endswith(".ptx") and x != "-o" and words[i - 1] != "-o"]
+        run([a.cucatch_nvcc, "-arch=sm_80"] + flags + ["-ptx", src, "-o", name + ".ptx"], w, env)
+        run([os.path.join(os.path.dirname(a.nvcc), "ptxas")] + options + [name + ".ptx", "-o", name + ".direct.cubin"], w)
+        with open(os.path.join(w, name + ".cubin"), "rb") as x, open(os.path.join(w, name + ".direct.cubin"), "rb") as y:
+            expect(x.read() == y.read(), f"{flags}: the object taken differs from what ptxas {options} writes")
+        print(f"{flags}: the measurement's object taken, identical to ptxas's")
+    # A failed build too leaves nothing behind.
+    p = run([a.cucatch_nvcc, "-arch=sm_80", "-c", os.path.join(PROGRAMS, "broken.cu"), "-o", "broken.o"], w, env,
+            check=False)
+    expect(p.returncode != 0, "broken.cu compiled")
+    expect(not os.listdir(tmp), f"cucatch-nvcc left {os.listdir(tmp)} in TMPDIR")
 
 
 def case_bad_ptx_fails_build(a, c, w):

@@ -12,6 +12,7 @@
 #include "instrument/RegisterLimit.h"
 #include "instrument/StackReserve.h"
 #include "ptx/Parser.h"
+#include "toolchain/CubinReuse.h"
 #include "toolchain/Ptxas.h"
 #include "toolchain/SearchPath.h"
 
@@ -600,4 +601,77 @@ TEST_CASE("stack under recursion: a forwarder in a cycle counts with each origin
   REQUIRE(reserves.kernels.count("k"));
   CHECK(reserves.kernels["k"].ratioPerMille == 1000);
   CHECK(reserves.kernels["k"].extraBytes == 8);
+}
+
+TEST_CASE("ptxas options compared for reusing an object", "[ptxas][reuse]") {
+  using cucatch::toolchain::reuseKey;
+  // Order does not matter to ptxas (its object records the options in an order of its own).
+  CHECK(reuseKey({"-m64", "-arch=sm_90", "--generate-line-info"}) ==
+        std::vector<std::string>{"--generate-line-info", "-arch=sm_90", "-m64"});
+  CHECK(reuseKey({}) == std::vector<std::string>{});
+  // Refused: what would compare equal but compile differently, or print, or name files.
+  CHECK_FALSE(reuseKey({"-O", "3"}));               // a value as its own word
+  CHECK_FALSE(reuseKey({"-O1", "-O3"}));            // twice: the last one counts
+  CHECK_FALSE(reuseKey({"--opt-level=1", "-O3"}));
+  CHECK_FALSE(reuseKey({"-m64", "--machine=64"}));
+  CHECK_FALSE(reuseKey({"-arch=sm_90", "--gpu-name=sm_80"}));
+  CHECK_FALSE(reuseKey({"-arch=sm_90", "-v"}));
+  CHECK_FALSE(reuseKey({"--verbose"}));
+  CHECK_FALSE(reuseKey({"-g", "--dont-merge-basicblocks"}));
+  CHECK_FALSE(reuseKey({"--device-debug"}));
+}
+
+TEST_CASE("an object kept for reuse is found only for its text and options", "[ptxas][reuse]") {
+  namespace fs = std::filesystem;
+  using cucatch::toolchain::findReusable;
+  char dirTemplate[] = "/tmp/cucatch-reuse-test-XXXXXX";
+  REQUIRE(mkdtemp(dirTemplate));
+  const std::string dir = dirTemplate;
+  auto write = [](const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; };
+  const std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n";
+  write(dir + "/measured.cubin", "OBJECT");
+  cucatch::toolchain::storeForReuse(dir, text, dir + "/measured.cubin", "-arch=sm_90", {"-m64", "-O2"});
+  CHECK_FALSE(fs::exists(dir + "/measured.cubin"));  // moved into the entry
+  const std::string input = dir + "/input.ptx";
+  write(input, text);
+  auto found = findReusable(dir, {"-arch=sm_90", "-m64", "-O2", input, "-o", "out.cubin"});
+  REQUIRE(found);
+  CHECK(found->output == "out.cubin");
+  std::ifstream in(found->object, std::ios::binary);
+  std::string object((std::istreambuf_iterator<char>(in)), {});
+  CHECK(object == "OBJECT");
+  // The options in another order and the input under any name: the same object.
+  CHECK(findReusable(dir, {"-O2", input, "-o", "x.cubin", "-m64", "-arch=sm_90"}));
+  // Anything else is compiled.
+  CHECK_FALSE(findReusable(dir, {"-arch=sm_80", "-m64", "-O2", input, "-o", "out.cubin"}));
+  CHECK_FALSE(findReusable(dir, {"-arch=sm_90", "-m64", input, "-o", "out.cubin"}));
+  CHECK_FALSE(findReusable(dir, {"-arch=sm_90", "-m64", "-O2", "-v", input, "-o", "out.cubin"}));
+  CHECK_FALSE(findReusable(dir, {"-arch=sm_90", "-m64", "-O2", input}));  // no -o
+  write(input, text + "// one more line\n");
+  CHECK_FALSE(findReusable(dir, {"-arch=sm_90", "-m64", "-O2", input, "-o", "out.cubin"}));
+  // Options that cannot be compared keep nothing.
+  write(dir + "/debug.cubin", "DEBUG");
+  cucatch::toolchain::storeForReuse(dir, text, dir + "/debug.cubin", "-arch=sm_90", {"-g"});
+  CHECK_FALSE(fs::exists(dir + "/debug.cubin"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a kernel's registers read from the object are the ones ptxas -v prints", "[ptxas][reuse]") {
+  const std::string ptxas = cucatch::toolchain::findPtxas();
+  REQUIRE(!ptxas.empty());
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 p, .param .u32 n) {\n"
+      "  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .f32 %f<8>;\n"
+      "  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [n];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+      "  mov.u32 %r2, %tid.x;\n  mul.wide.u32 %rd3, %r2, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
+      "  ld.global.f32 %f1, [%rd4];\n  cvt.rn.f32.s32 %f2, %r1;\n  fma.rn.f32 %f3, %f1, %f2, %f1;\n"
+      "  st.global.f32 [%rd4], %f3;\n  ret;\n}\n";
+  const auto verbose = cucatch::toolchain::measureRegisters(ptxas, "sm_90", {"-m64"}, ptx, "k");
+  const auto object = cucatch::toolchain::measureFromObject(ptxas, "sm_90", {"-m64"}, ptx, {"k"}, "k");
+  REQUIRE(verbose.kernels.count("k"));
+  CHECK(object.kernels == verbose.kernels);
+  CHECK_THROWS(cucatch::toolchain::measureFromObject(ptxas, "sm_90", {"-m64"}, ptx, {"k", "missing"}, "k"));
+  CHECK_THROWS_AS(cucatch::toolchain::measureFromObject(ptxas, "sm_90", {"--compile-only"}, ptx, {"k"}, "k"),
+                  std::logic_error);
 }
