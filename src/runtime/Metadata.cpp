@@ -372,14 +372,14 @@ uint64_t Metadata::onAllocate(uint64_t base, uint64_t size, MemoryKind kind, Bac
     // walk would find the neighbour and report its accesses as that one's overflow).
     shadow_.map(base, size, 0);
   }
-  idToBase_[a.id] = base;
   if (auto old = byBase_.find(base); old != byBase_.end()) {
     // Keep the freed allocation this one replaces, for reports of stale pointers into it.
-    replacedOrder_.push_back(replaced_.emplace(base, std::move(old->second)));
-    if (replacedOrder_.size() > kReplacedKept) {
-      idToBase_.erase(replacedOrder_.front()->second.id);
-      replaced_.erase(replacedOrder_.front());
-      replacedOrder_.pop_front();
+    if (replaced_.size() < kReplacedKept) {
+      if (replaced_.empty()) replaced_.reserve(kReplacedKept);  // (a slot stays where it is until overwritten)
+      replaced_.push_back(std::move(old->second));
+    } else {
+      replaced_[replacedNext_] = std::move(old->second);
+      replacedNext_ = (replacedNext_ + 1) % kReplacedKept;
     }
   }
   byBase_[base] = std::move(a);
@@ -501,13 +501,10 @@ const Allocation* Metadata::findNear(uint64_t address, uint8_t tag, uint64_t sla
 }
 
 const Allocation* Metadata::byId(uint64_t id) const {
-  auto it = idToBase_.find(id);
-  if (it == idToBase_.end()) return nullptr;
-  auto a = byBase_.find(it->second);
-  if (a != byBase_.end() && a->second.id == id) return &a->second;
-  auto [from, to] = replaced_.equal_range(it->second);
-  for (auto r = from; r != to; ++r)
-    if (r->second.id == id) return &r->second;
+  for (const auto& [base, a] : byBase_)
+    if (a.id == id) return &a;
+  for (const auto& a : replaced_)
+    if (a.id == id) return &a;
   return nullptr;
 }
 
@@ -516,9 +513,8 @@ const Allocation* Metadata::findChecked(uint64_t base, uint64_t size, uint8_t ta
   auto matches = [&](const Allocation& a) { return a.base == base && a.size == size && a.tag == tag; };
   if (auto it = byBase_.find(base); it != byBase_.end() && matches(it->second)) return &it->second;
   const Allocation* newest = nullptr;
-  auto [from, to] = replaced_.equal_range(base);
-  for (auto it = from; it != to; ++it)
-    if (matches(it->second) && (!newest || it->second.id > newest->id)) newest = &it->second;
+  for (const auto& a : replaced_)
+    if (matches(a) && (!newest || a.id > newest->id)) newest = &a;
   if (newest) return newest;
   auto it = byBase_.find(base);  // same base, but size or tag differ: the best we know
   return it != byBase_.end() ? &it->second : nullptr;
