@@ -16,6 +16,7 @@
 //   CUCATCH_PTX          the rewriter (default: cucatch-ptx next to this program)
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,9 +123,13 @@ int asPtxas(int argc, char** argv) {
   // is the one ptxas would write (CubinReuse.h).
   if (std::string dir = env("CUCATCH_PTXAS_REUSE_DIR"); !dir.empty() && !cap) {
     if (auto reusable = cucatch::toolchain::findReusable(dir, args)) {
-      std::error_code ec;
-      fs::copy_file(reusable->object, reusable->output, fs::copy_options::overwrite_existing, ec);
-      if (!ec) {
+      // The bytes only, into a file made (or kept) as ptxas makes it: copy_file would give it
+      // the measurement's temporary file's mode, 0600 (a review's find).
+      std::ifstream in(reusable->object, std::ios::binary);
+      std::ofstream out(reusable->output, std::ios::binary | std::ios::trunc);
+      out << in.rdbuf();
+      out.close();
+      if (in && out) {
         if (!env("CUCATCH_NVCC_VERBOSE").empty())
           std::fprintf(stderr, "#$ cucatch-nvcc: %s is the object cucatch-ptx compiled to measure registers\n",
                        reusable->output.c_str());
@@ -207,8 +212,11 @@ int asCicc(int argc, char** argv) {
 
 pid_t nvccChild = -1;
 
-// A signal meant for cucatch-nvcc (a build tool stopping its job) goes on to nvcc, which ends as
-// it would have; cucatch-nvcc then cleans up and ends the same way.
+// Signals that end a process by default and that a build tool or a user sends: meant for
+// cucatch-nvcc, they go on to nvcc, which ends as it would have; cucatch-nvcc then cleans up and
+// ends the same way. (SIGKILL cannot be caught: nvcc gets it too, as its parent-death signal.)
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM};
+
 void forwardSignal(int signal) {
   if (nvccChild > 0) ::kill(nvccChild, signal);
 }
@@ -222,29 +230,45 @@ int runNvcc(const std::vector<std::string>& argv) {
   // Without the directory everything works as before (ptxas compiles every module).
   if (::mkdtemp(dir.data())) setenv("CUCATCH_PTXAS_REUSE_DIR", dir.c_str(), 1);
   else dir.clear();
-  struct sigaction forward{}, saved[3];
+  auto removeDirectory = [&] {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  };
+  constexpr size_t n = std::size(kForwardedSignals);
+  // Blocked until the child's pid is known, so that none arrives with nowhere to go.
+  sigset_t forwarded, before;
+  sigemptyset(&forwarded);
+  for (int sig : kForwardedSignals) sigaddset(&forwarded, sig);
+  ::sigprocmask(SIG_BLOCK, &forwarded, &before);
+  struct sigaction forward{}, saved[n];
   forward.sa_handler = forwardSignal;
   sigemptyset(&forward.sa_mask);
-  const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &forward, &saved[i]);
+  for (size_t i = 0; i < n; ++i) ::sigaction(kForwardedSignals[i], &forward, &saved[i]);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
   nvccChild = ::fork();
-  if (nvccChild < 0) fail("fork failed");
+  if (nvccChild < 0) {
+    removeDirectory();
+    fail("fork failed");
+  }
   if (nvccChild == 0) {
-    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &saved[i], nullptr);
+    for (size_t i = 0; i < n; ++i) ::sigaction(kForwardedSignals[i], &saved[i], nullptr);
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(137);  // (cucatch-nvcc was killed before that)
     ::execv(args[0], args.data());
     std::fprintf(stderr, "cucatch-nvcc: error: cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
   int status = 0;
   while (::waitpid(nvccChild, &status, 0) < 0)
     if (errno != EINTR) fail("waitpid failed");
-  std::error_code ec;
-  if (!dir.empty()) fs::remove_all(dir, ec);
+  removeDirectory();
   if (WIFSIGNALED(status)) {
-    for (int i = 0; i < 3; ++i) ::sigaction(signals[i], &saved[i], nullptr);
+    for (size_t i = 0; i < n; ++i) ::sigaction(kForwardedSignals[i], &saved[i], nullptr);
     std::signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));
     return 128 + WTERMSIG(status);

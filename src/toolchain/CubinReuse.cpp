@@ -64,6 +64,9 @@ std::optional<std::vector<std::string>> reuseKey(const std::vector<std::string>&
     // Debug information names the input and output files (seen: an object of -g differs with
     // either name).
     if (name == "-g" || name == "-device-debug") return std::nullopt;
+    // Options read from a file, or the input given as a string: what they say is not compared
+    // (a review's find: -g in an options file).
+    if (name == "-optf" || name == "-options-file" || name == "-ias" || name == "-input-as-string") return std::nullopt;
     if (!names.insert(name).second) return std::nullopt;
   }
   std::vector<std::string> key = options;

@@ -20,7 +20,7 @@ namespace cucatch::toolchain {
 // sorted. nullopt where two commands with these options could compile differently although
 // they compare equal, or where the command asks ptxas to print or write anything besides the
 // object: an option whose value is a word of its own, one given twice (the last one counts),
-// -v, and -g (debug information names the input and output files).
+// -v, -g (debug information names the input and output files), and options files.
 std::optional<std::vector<std::string>> reuseKey(const std::vector<std::string>& options);
 
 // Keeps `object`, which `ptxas ARCH OPTIONS` compiled from `ptx` printing nothing, in

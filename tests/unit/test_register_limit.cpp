@@ -619,6 +619,8 @@ TEST_CASE("ptxas options compared for reusing an object", "[ptxas][reuse]") {
   CHECK_FALSE(reuseKey({"--verbose"}));
   CHECK_FALSE(reuseKey({"-g", "--dont-merge-basicblocks"}));
   CHECK_FALSE(reuseKey({"--device-debug"}));
+  CHECK_FALSE(reuseKey({"--options-file=opts.txt"}));
+  CHECK_FALSE(reuseKey({"-optf=opts.txt"}));
 }
 
 TEST_CASE("an object kept for reuse is found only for its text and options", "[ptxas][reuse]") {
