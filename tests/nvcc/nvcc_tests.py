@@ -11,8 +11,10 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
@@ -221,6 +223,53 @@ def case_ptxas_reuse(a, c, w):
             check=False)
     expect(p.returncode != 0, "broken.cu compiled")
     expect(not os.listdir(tmp), f"cucatch-nvcc left {os.listdir(tmp)} in TMPDIR")
+
+
+def running(pid):
+    """Whether process `pid` exists and has not ended (a zombie waits only for its parent to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def case_signals(a, c, w):
+    # cucatch-nvcc runs nvcc as a child (so that it can remove its directory afterwards): a signal
+    # that stops the build must stop nvcc as before, and leave nothing of cucatch's behind.
+    tmp = os.path.join(w, "tmp")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    src = os.path.join(PROGRAMS, "single.cu")
+    # SIGINT to the process group, as a terminal's Ctrl-C sends it (nvcc itself waits for its
+    # children on SIGINT: sent to nvcc alone it exits 0, plain or not); the others to
+    # cucatch-nvcc alone, as a build tool stopping its job does.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+        p = subprocess.Popen([a.cucatch_nvcc, "-arch=sm_80", "-c", src, "-o", "sig.o"], cwd=w, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        # Once nvcc runs a compiler of its own (so that there is something to stop).
+        children = []
+        for _ in range(400):
+            children = run(["pgrep", "-P", str(p.pid)], w, check=False).stdout.split()
+            if any(run(["pgrep", "-P", c], w, check=False).stdout.split() for c in children):
+                break
+            time.sleep(0.025)
+        expect(p.poll() is None and children, f"{sig.name}: the compilation ended before nvcc ran anything")
+        if sig == signal.SIGINT:
+            os.killpg(p.pid, sig)
+        else:
+            p.send_signal(sig)
+        p.wait(timeout=60)
+        expect(p.returncode != 0, f"{sig.name}: cucatch-nvcc exited 0")
+        time.sleep(0.5)
+        alive = [pid for pid in children if running(pid)]
+        expect(not alive, f"{sig.name}: nvcc (pid {alive}) still runs after cucatch-nvcc ended")
+        left = [n for n in os.listdir(tmp) if n.startswith("cucatch-nvcc-")]
+        # (SIGKILL cannot be caught: only its directory may be left.)
+        expect(sig == signal.SIGKILL or not left, f"{sig.name}: cucatch-nvcc left {left} in TMPDIR")
+        print(f"{sig.name}: cucatch-nvcc exited {p.returncode}, nvcc ended with it")
+        for n in left:
+            shutil.rmtree(os.path.join(tmp, n), ignore_errors=True)
 
 
 def case_bad_ptx_fails_build(a, c, w):
