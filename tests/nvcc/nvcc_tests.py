@@ -225,6 +225,21 @@ def case_ptxas_reuse(a, c, w):
     expect(not os.listdir(tmp), f"cucatch-nvcc left {os.listdir(tmp)} in TMPDIR")
 
 
+def children_of(pid):
+    """The pids whose parent is `pid` (from /proc: no procps needed)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == int(pid):
+                    out.append(entry)
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
 def running(pid):
     """Whether process `pid` exists and has not ended (a zombie waits only for its parent to reap it)."""
     try:
@@ -250,8 +265,8 @@ def case_signals(a, c, w):
         # Once nvcc runs a compiler of its own (so that there is something to stop).
         children = []
         for _ in range(400):
-            children = run(["pgrep", "-P", str(p.pid)], w, check=False).stdout.split()
-            if any(run(["pgrep", "-P", c], w, check=False).stdout.split() for c in children):
+            children = children_of(p.pid)
+            if any(children_of(c) for c in children):
                 break
             time.sleep(0.025)
         expect(p.poll() is None and children, f"{sig.name}: the compilation ended before nvcc ran anything")
