@@ -228,8 +228,12 @@ int runNvcc(const std::vector<std::string>& argv) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/cucatch-nvcc-XXXXXX";
   // Without the directory everything works as before (ptxas compiles every module).
-  if (::mkdtemp(dir.data())) setenv("CUCATCH_PTXAS_REUSE_DIR", dir.c_str(), 1);
-  else dir.clear();
+  if (::mkdtemp(dir.data())) {
+    setenv("CUCATCH_PTXAS_REUSE_DIR", dir.c_str(), 1);
+  } else {
+    dir.clear();
+    unsetenv("CUCATCH_PTXAS_REUSE_DIR");  // (not another cucatch-nvcc's, which it may remove)
+  }
   auto removeDirectory = [&] {
     std::error_code ec;
     if (!dir.empty()) fs::remove_all(dir, ec);
