@@ -218,6 +218,14 @@ def case_ptxas_reuse(a, c, w):
         with open(os.path.join(w, name + ".cubin"), "rb") as x, open(os.path.join(w, name + ".direct.cubin"), "rb") as y:
             expect(x.read() == y.read(), f"{flags}: the object taken differs from what ptxas {options} writes")
         print(f"{flags}: the measurement's object taken, identical to ptxas's")
+    # Two targets compiled at once (nvcc --threads): each takes its own measurement's object; a
+    # cubin for sm_86 from compute_80's PTX (another -arch than the measurement's) compiles again.
+    p = run([a.cucatch_nvcc, "-v", "--threads", "3", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
+             "arch=compute_90,code=sm_90", "-gencode", "arch=compute_80,code=sm_86", "-c", src, "-o", "multi.o"], w, env)
+    taken = [l for l in p.stderr.splitlines() if reused in l]
+    expect(len(taken) == 2 and not any("sm_86" in l for l in taken),
+           f"--threads 3, three targets: expected sm_80's and sm_90's objects taken, not sm_86's: {taken}")
+    c.instrumented("multi.o", w)
     # A failed build too leaves nothing behind.
     p = run([a.cucatch_nvcc, "-arch=sm_80", "-c", os.path.join(PROGRAMS, "broken.cu"), "-o", "broken.o"], w, env,
             check=False)
