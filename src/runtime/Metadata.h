@@ -195,7 +195,8 @@ class Metadata {
   // `address` or lies within `slack` bytes of it, below or above: where a library's host code
   // computes a pointer a little outside an array (one-based indexing: `values - 1`).
   const Allocation* findNear(uint64_t address, uint8_t tag, uint64_t slack) const;
-  // (A scan: for tests and reports, not for every allocation.)
+  // (A scan, as findChecked's of the replaced ones: for tests and reports, not for every
+  // allocation.)
   const Allocation* byId(uint64_t id) const;
   // How many allocations byId can still find: the live ones, the freed ones at each base, and
   // the replaced ones kept (bounded, however many allocations the program made).
@@ -251,7 +252,8 @@ class Metadata {
   // Freed ones a newer allocation at their base replaced: a ring of the latest (bounded), the
   // oldest overwritten at replacedNext_ once it is full. Read only for reports, by a scan; every
   // allocation at a reused address writes one slot (a tree keyed by base, with an index by ID,
-  // cost a fifth of a stream-ordered allocation and free's host time, H200).
+  // cost a fifth of a stream-ordered allocation and free's host time, H200). Its capacity is
+  // reserved once, so a slot never moves (nothing clears or copies it).
   std::vector<Allocation> replaced_;
   size_t replacedNext_ = 0;
   // The untracked range that holds the untagged `address`, or untracked_.end().
