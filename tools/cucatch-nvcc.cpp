@@ -14,6 +14,8 @@
 //   CUCATCH_NVCC         the real nvcc (default: the one this build was configured with)
 //   CUCATCH_RUNTIME_LIB  libcucatch.so to link (default: next to this program)
 //   CUCATCH_PTX          the rewriter (default: cucatch-ptx next to this program)
+//   CUCATCH_PTXAS_REUSE  0: ptxas compiles every instrumented module again, not taking the
+//                        register measurement's object (toolchain/CubinReuse.h)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -228,7 +230,9 @@ int runNvcc(const std::vector<std::string>& argv) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/cucatch-nvcc-XXXXXX";
   // Without the directory everything works as before (ptxas compiles every module).
-  if (::mkdtemp(dir.data())) {
+  const std::string reuse = env("CUCATCH_PTXAS_REUSE");
+  if (!reuse.empty() && reuse != "0" && reuse != "1") fail("CUCATCH_PTXAS_REUSE takes 0 or 1, not '" + reuse + "'");
+  if (reuse != "0" && ::mkdtemp(dir.data())) {
     setenv("CUCATCH_PTXAS_REUSE_DIR", dir.c_str(), 1);
   } else {
     dir.clear();

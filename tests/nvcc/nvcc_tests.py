@@ -218,6 +218,14 @@ def case_ptxas_reuse(a, c, w):
         with open(os.path.join(w, name + ".cubin"), "rb") as x, open(os.path.join(w, name + ".direct.cubin"), "rb") as y:
             expect(x.read() == y.read(), f"{flags}: the object taken differs from what ptxas {options} writes")
         print(f"{flags}: the measurement's object taken, identical to ptxas's")
+    # Turned off, every module is compiled again; a value other than 0 or 1 is refused.
+    p = run([a.cucatch_nvcc, "-v", "-arch=sm_80", "-cubin", src, "-o", "off.cubin"], w,
+            dict(env, CUCATCH_PTXAS_REUSE="0"))
+    expect(reused not in p.stderr, "CUCATCH_PTXAS_REUSE=0: the measurement's object was taken")
+    p = run([a.cucatch_nvcc, "-arch=sm_80", "-c", src, "-o", "bad.o"], w, dict(env, CUCATCH_PTXAS_REUSE="yes"),
+            check=False)
+    expect(p.returncode != 0 and "CUCATCH_PTXAS_REUSE takes 0 or 1" in p.stderr,
+           f"CUCATCH_PTXAS_REUSE=yes was not refused: {p.returncode}\n{p.stderr[-500:]}")
     # Two targets compiled at once (nvcc --threads): each takes its own measurement's object; a
     # cubin for sm_86 from compute_80's PTX (another -arch than the measurement's) compiles again.
     p = run([a.cucatch_nvcc, "-v", "--threads", "3", "-gencode", "arch=compute_80,code=sm_80", "-gencode",
