@@ -21,6 +21,7 @@
 #include "fatbin/Image.h"
 #include "jit/JitImage.h"
 #include "runtime/Report.h"
+#include "support/Fnv1a.h"
 
 extern char** environ;
 
@@ -105,14 +106,6 @@ int runHelper(const std::vector<std::string>& argv, const std::string& messages)
   while (waited < 0 && errno == EINTR);
   if (waited != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
-}
-
-// FNV-1a, 64 bits: the second hash of an image's bytes (JitLoader::instrument), independent of
-// std::hash's.
-uint64_t fnv1a64(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
-  return h;
 }
 
 std::string trimmed(std::string text) {
@@ -247,7 +240,8 @@ const char* JitLoader::instrument(const std::string& bytes, ImageName imageName,
   // failed is asked again at the next load, as before (a review's find).
   const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}:{:016x}{:016x}", deviceArch, relocatable, object,
                                       imageName.numbered ? "" : imageName.name, bytes.size(),
-                                      std::hash<std::string_view>{}(bytes), fnv1a64(bytes));
+                                      std::hash<std::string_view>{}(bytes),
+                                      support::fnv1a64(bytes));  // (independent of std::hash)
   if (auto known = replaced_.find(key); known != replaced_.end()) return known->second;
   const Outcome outcome = runHelperOn(bytes, imageName, relocatable, object, original, deviceArch);
   if (outcome.decidedByImage) replaced_.emplace(key, outcome.replacement);

@@ -14,18 +14,13 @@
 
 #include <fmt/format.h>
 
+#include "support/Fnv1a.h"
+
 namespace cucatch::toolchain {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// FNV-1a, 64 bits: names the entries of one text (the text itself is compared).
-uint64_t textHash(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::optional<std::string> readWhole(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -85,7 +80,7 @@ void storeForReuse(const std::string& directory, const std::string& ptx, const s
     return;
   }
   // DIR/HASH-XXXXXX.ptx, .cubin and last (its presence says the entry is whole) .options.
-  std::string stem = fmt::format("{}/{:016x}-XXXXXX", directory, textHash(ptx));
+  std::string stem = fmt::format("{}/{:016x}-XXXXXX", directory, support::fnv1a64(ptx));
   std::string ptxPath = stem + ".ptx";
   int fd = ::mkstemps(ptxPath.data(), 4);
   if (fd < 0) {
@@ -122,7 +117,7 @@ std::optional<Reusable> findReusable(const std::string& directory, const std::ve
   if (!key) return std::nullopt;
   auto ptx = readWhole(input);
   if (!ptx) return std::nullopt;
-  const std::string prefix = fmt::format("{:016x}-", textHash(*ptx));
+  const std::string prefix = fmt::format("{:016x}-", support::fnv1a64(*ptx));
   const std::string wantedOptions = joinLines(*key);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(directory, ec)) {
