@@ -75,11 +75,17 @@ fs::path locate(const std::string& what, const char* variable, const std::vector
   fail("cannot find " + what + " (set " + variable + ")");
 }
 
-// Runs `argv` and returns its exit status (128 + signal when it was killed).
-int run(const std::vector<std::string>& argv) {
+// `argv` as execv takes it (pointing into `argv`, which must outlive it).
+std::vector<char*> execArguments(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  return args;
+}
+
+// Runs `argv` and returns its exit status (128 + signal when it was killed).
+int run(const std::vector<std::string>& argv) {
+  std::vector<char*> args = execArguments(argv);
   pid_t pid = fork();
   if (pid < 0) fail("fork failed");
   if (pid == 0) {
@@ -95,10 +101,8 @@ int run(const std::vector<std::string>& argv) {
 }
 
 // Replaces this process with `argv` (argv[0] the program's path).
-[[noreturn]] void execOrFail(std::vector<std::string> argv) {
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
+[[noreturn]] void execOrFail(const std::vector<std::string>& argv) {
+  std::vector<char*> args = execArguments(argv);
   execv(args[0], args.data());
   fail("cannot run " + argv[0] + ": " + std::strerror(errno));
 }
@@ -252,9 +256,7 @@ int runNvcc(const std::vector<std::string>& argv) {
   forward.sa_handler = forwardSignal;
   sigemptyset(&forward.sa_mask);
   for (size_t i = 0; i < n; ++i) ::sigaction(kForwardedSignals[i], &forward, &saved[i]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = execArguments(argv);
   const pid_t parent = ::getpid();
   nvccChild = ::fork();
   if (nvccChild < 0) {

@@ -410,9 +410,10 @@ std::vector<void*> Runtime::callStack(size_t atLeast) const {
 }
 
 Backtrace Runtime::backtrace(const std::vector<void*>& stack) const {
+  const auto depth = static_cast<size_t>(options_.backtraceDepth);  // (Options: 0 to 256)
   Backtrace out;
-  out.reserve(std::min(stack.size(), static_cast<size_t>(std::max<int64_t>(options_.backtraceDepth, 0))));
-  for (size_t i = 0; i < stack.size() && out.size() < static_cast<size_t>(options_.backtraceDepth); ++i)
+  out.reserve(std::min(stack.size(), depth));
+  for (size_t i = 0; i < stack.size() && out.size() < depth; ++i)
     if (!isCucatch(stack[i])) out.push_back(reinterpret_cast<uintptr_t>(stack[i]));
   return out;
 }
