@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,9 @@
 namespace cucatch::analysis {
 
 struct AddressFamily {
-  // In statement order. Each runs if the first does (one basic block, unguarded, nothing between
-  // them that may not come back), through the same access size and offset, from the same base.
+  // In statement order, through the same access size and offset, from the same base. In a
+  // family of one block, each runs if the first does (unguarded, nothing between them that may
+  // not come back); in one across guards, some may not run at all (below, `region`).
   std::vector<const AccessSite*> members;
   // The members whose checks cover the family: those of the extreme constants (the lowest and the
   // highest address; in two constants, the corners), lowest first. Each comes with the statements
@@ -54,12 +56,37 @@ struct AddressFamily {
     std::vector<size_t> recomputed;
   };
   std::vector<Extreme> extremes;
+  // A family across guards (guardedFamilies): statements [from, to) of the function, entered
+  // only at `from` and left only to `to` (a fall-through or a branch to a label there), with no
+  // backward branch, call, barrier or warp-wide operation between, hold every member; each
+  // extreme's `recomputed` statements run again at `from`. None for a family of one block.
+  struct Region {
+    size_t from = 0, to = 0;
+  };
+  std::optional<Region> region;
+  // (Across guards:) the one base definition every member's address comes from (index into
+  // PointerAnalysis::defs()), made before `from` on every path to it and nowhere else, so its
+  // register's metadata there is every member's.
+  size_t baseDef = 0;
 };
 
 // The families of at least three accesses among `candidates` (accesses of one function, in
 // statement order; `registers` its register file). An access is in one family at most; the
 // others are in none.
 std::vector<AddressFamily> addressFamilies(const ptx::Function& f, const CFG& cfg, const RegisterFile& registers,
+                                           const std::vector<const AccessSite*>& candidates);
+
+// Families across guards: the unrolled `for (r = 0; r < 32; r += 8) if (y + r < rows) v[r] =
+// in[(y + r) * cols + x];` puts each access in a block of its own, under its own condition, so
+// no family of one block holds them. Where the accesses of one base (at least three, in at least
+// two blocks) are one expression at several constants as above, and a region (AddressFamily::
+// Region) that begins in the block dominating them all holds them, their extremes' addresses
+// can be computed at its start whether or not the accesses run: where both are inside the base's
+// bounds, every member that runs is, and nothing in the region can free the memory. (A region
+// is at most `kMaxRegionStatements` statements: the instrumentation copies it.) Members may be
+// guarded. `candidates` as for addressFamilies, less those in its families.
+inline constexpr size_t kMaxRegionStatements = 400;
+std::vector<AddressFamily> guardedFamilies(const ptx::Function& f, const CFG& cfg, const PointerAnalysis& pa,
                                            const std::vector<const AccessSite*>& candidates);
 
 }  // namespace cucatch::analysis

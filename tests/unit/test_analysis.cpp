@@ -13,6 +13,7 @@
 #include "analysis/ValueRange.h"
 #include "ptx/InstrInfo.h"
 #include "ptx/Parser.h"
+#include "ptx/Printer.h"
 
 using namespace cucatch::ptx;
 using namespace cucatch::analysis;
@@ -1192,6 +1193,134 @@ TEST_CASE("address families: a 2-D stencil's taps are one family in two constant
   auto d = stencil2d({{-1, 0}, {0, 0}, {1, 0}}, "%r1");
   auto loadD = [&](int n) { return d.access("ld.global.f32", n).statement; };
   CHECK(extremes(d) == std::vector<std::vector<size_t>>{{loadD(0), loadD(2)}});
+}
+
+namespace {
+
+// Three loads of one base, each under its own condition, as nvcc unrolls
+// `for (r = 0; r < 24; r += 8) if (y + r < rows) s += in[size_t(y + r) * cols + x];`. `between`
+// goes into the second guarded block, before its load; `after` after the last; `cols` makes the
+// row length (a 64-bit %rd4 from the 32-bit %r2).
+std::string guardedRows(const std::string& between = "", const std::string& after = "",
+                        const std::string& cols = "cvt.s64.s32 %rd4, %r2;") {
+  std::string s = R"(.version 8.0
+.target sm_80
+.address_size 64
+.func side()
+{
+	ret;
+}
+.visible .entry k(.param .u64 p0, .param .u32 rows, .param .u32 cols)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<16>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<32>;
+	ld.param.u64 %rd1, [p0];
+	ld.param.u32 %r1, [rows];
+	ld.param.u32 %r2, [cols];
+	cvta.to.global.u64 %rd3, %rd1;
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %tid.y;
+	COLS
+	cvt.s64.s32 %rd5, %r3;
+	setp.ge.s32 %p1, %r4, %r1;
+	@%p1 bra $L__BB0_2;
+	cvt.s64.s32 %rd6, %r4;
+	mul.lo.s64 %rd7, %rd6, %rd4;
+	add.s64 %rd8, %rd7, %rd5;
+	shl.b64 %rd9, %rd8, 2;
+	add.s64 %rd10, %rd3, %rd9;
+	ld.global.f32 %f1, [%rd10];
+$L__BB0_2:
+	add.s32 %r5, %r4, 8;
+	setp.ge.s32 %p2, %r5, %r1;
+	@%p2 bra $L__BB0_4;
+	BETWEEN
+	cvt.s64.s32 %rd11, %r5;
+	mul.lo.s64 %rd12, %rd11, %rd4;
+	add.s64 %rd13, %rd12, %rd5;
+	shl.b64 %rd14, %rd13, 2;
+	add.s64 %rd15, %rd3, %rd14;
+	ld.global.f32 %f2, [%rd15];
+$L__BB0_4:
+	add.s32 %r6, %r4, 16;
+	setp.ge.s32 %p3, %r6, %r1;
+	@%p3 bra $L__BB0_6;
+	cvt.s64.s32 %rd16, %r6;
+	mul.lo.s64 %rd17, %rd16, %rd4;
+	add.s64 %rd18, %rd17, %rd5;
+	shl.b64 %rd19, %rd18, 2;
+	add.s64 %rd20, %rd3, %rd19;
+	ld.global.f32 %f3, [%rd20];
+$L__BB0_6:
+	AFTER
+	ret;
+}
+)";
+  auto put = [&](const std::string& key, const std::string& text) { s.replace(s.find(key), key.size(), text); };
+  put("COLS", cols);
+  put("AFTER", after);
+  put("BETWEEN", between);
+  return s;
+}
+
+std::vector<AddressFamily> guardedOf(const Analysed& a) {
+  std::vector<const AccessSite*> all;
+  for (const auto& s : a.pa->accesses()) all.push_back(&s);
+  return guardedFamilies(*a.function, *a.cfg, *a.pa, all);
+}
+
+size_t statementWith(const Analysed& a, const std::string& text) {
+  for (size_t i = 0; i < a.function->body.size(); ++i)
+    if (const auto* in = std::get_if<Instruction>(&a.function->body[i]); in && printStatement(*in) == text) return i;
+  FAIL("no statement " << text);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("guarded families: loads each under its own condition, tested at their extremes before the first",
+          "[analysis]") {
+  auto a = analyseModule(guardedRows());
+  auto families = guardedOf(a);
+  REQUIRE(families.size() == 1);
+  const AddressFamily& f = families[0];
+  size_t l0 = a.access("ld.global.f32", 0).statement, l1 = a.access("ld.global.f32", 1).statement,
+         l2 = a.access("ld.global.f32", 2).statement;
+  CHECK(f.members.size() == 3);
+  REQUIRE(f.region);
+  // From the first condition's branch to the label after the last load.
+  CHECK(f.region->from == statementWith(a, "@%p1 bra $L__BB0_2;"));
+  CHECK(std::get<Label>(a.function->body[f.region->to]).name == "$L__BB0_6");
+  // The extremes are r = 0 and r = 16, both made again at the region's start (all of their
+  // address is made inside it): r = 16's from its add on.
+  REQUIRE(f.extremes.size() == 2);
+  CHECK(f.extremes[0].access->statement == l0);
+  CHECK(f.extremes[1].access->statement == l2);
+  CHECK(f.extremes[0].recomputed.size() == 5);
+  CHECK(f.extremes[1].recomputed.size() == 6);
+  CHECK(f.extremes[1].recomputed.front() == statementWith(a, "add.s32 %r6, %r4, 16;"));
+  CHECK(a.pa->defs()[f.baseDef].reg == "%rd1");
+  (void)l1;
+  // The same loads in one block are no family across guards (addressFamilies' own).
+}
+
+TEST_CASE("guarded families: none where the region calls, waits, is entered inside, or a product may wrap",
+          "[analysis]") {
+  // A call in the region may free the memory.
+  CHECK(guardedOf(analyseModule(guardedRows("call.uni side;"))).empty());
+  // A barrier: threads of a block may run different copies of the region.
+  CHECK(guardedOf(analyseModule(guardedRows("bar.sync 0;"))).empty());
+  // A warp-wide operation likewise.
+  CHECK(guardedOf(analyseModule(guardedRows("shfl.sync.idx.b32 %r7, %r3, 0, 31, -1;"))).empty());
+  // Entered elsewhere than at its start: a branch back from after the last load to the third
+  // condition leaves two loads, and two are no family.
+  CHECK(guardedOf(analyseModule(guardedRows("", "setp.eq.s32 %p4, %r3, 0;\n\t@%p4 bra $L__BB0_4;"))).empty());
+  // A row length loaded from memory (64 bits): the product of the row by it may wrap.
+  CHECK(guardedOf(analyseModule(guardedRows("", "", "ld.global.u64 %rd4, [%rd3];"))).empty());
+  // The row redefined inside the region: the expression is not the same one.
+  CHECK(guardedOf(analyseModule(guardedRows("add.s32 %r4, %r4, 1;"))).empty());
 }
 
 TEST_CASE("launch bounds: a branch on the thread's index bounds it where it guards", "[analysis]") {
