@@ -20,6 +20,7 @@ struct CheckFlags {
   bool loopRanges = false;
   bool noCoalesce = false;
   bool noFamilies = false;
+  bool noGuardedFamilies = false;
   bool noWarpResync = false;
   bool noLaunchMetadata = false;
   bool noLaunchVersions = false;
@@ -54,6 +55,11 @@ struct CheckFlags {
                  "give every access of a family its own check, where accesses whose addresses are one expression "
                  "at several constants, non-decreasing in it (a clamped stencil's taps), would be covered by checks "
                  "of the lowest and the highest (to measure what that saves)");
+    app.add_flag("--no-guarded-families", noGuardedFamilies,
+                 "give every access of a family across guards its own check, where accesses each under its own "
+                 "condition (an unrolled `if (y + r < rows) ... in[(y + r) * cols + x]`) would be tested at the "
+                 "family's lowest and highest address before them, and the code between run without their "
+                 "checks where that passes (a copy with them where it fails)");
     app.add_flag("--no-warp-resync", noWarpResync,
                  "leave out the bar.warp.sync put before the first shfl.sync, vote.sync, match.sync or redux.sync of "
                  "a checked kernel whose warp collectives all sit in one basic block outside loops (without it "
@@ -86,6 +92,7 @@ struct CheckFlags {
     o.coalesceChecks = !noCoalesce;
     o.removeDominatedChecks = !noDominated;
     o.familyChecks = !noFamilies;
+    o.guardedFamilyChecks = !noGuardedFamilies;
     o.loopRangeChecks = loopRanges;
     o.warpResync = !noWarpResync;
     o.launchMetadata = !noLaunchMetadata;
@@ -96,9 +103,10 @@ struct CheckFlags {
   // What makes the output differ from the defaults' (part of the JIT cache's key).
   std::string describe() const {
     return fmt::format(
-        "parts {} objects {} dominated {} loops {} coalesce {} families {} resync {} launch {} versions {} limit {}",
-        sharedParts, !noLocalObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, !noWarpResync,
-        !noLaunchMetadata, !noLaunchVersions, registerLimit);
+        "parts {} objects {} dominated {} loops {} coalesce {} families {} guarded {} resync {} launch {} versions {} "
+        "limit {}",
+        sharedParts, !noLocalObjects, !noDominated, loopRanges, !noCoalesce, !noFamilies, !noGuardedFamilies,
+        !noWarpResync, !noLaunchMetadata, !noLaunchVersions, registerLimit);
   }
 };
 

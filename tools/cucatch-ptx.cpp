@@ -110,6 +110,11 @@ void printStats(const std::string& name, const cucatch::instrument::UnitResult& 
       {"family", s.familyChecks,
        "accesses between the lowest and highest address of their family (one address expression at several "
        "constants, in one or two places), which checks of its extremes before its first access cover"},
+      {"guarded family", s.guardedFamilyChecks,
+       "accesses of a family across guards (each under its own condition), whose checks run only in a copy of "
+       "the code between them, where a test of the family's extremes before it fails"},
+      {"region copies", s.regionCopies,
+       "regions of code copied with their checks for the families across guards in them"},
       {"whole region", s.dynamicSharedWhole,
        "dynamic shared memory accesses checked against the whole region (parts not asked for with --shared-parts, "
        "or not told apart)"},

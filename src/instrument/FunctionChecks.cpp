@@ -259,9 +259,33 @@ void FunctionChecks::finish() {
     ++unit.stats.launchVersions;
   }
   edits.epilogue = outOfLine + (checks_ ? reportBlock(regs, unit.unit) : std::string());
+  // A region's test first at its start (what else is there is the region's), its exit label
+  // first at its end; where one region ends where another starts, the exit before the test (the
+  // first region's checked copy comes back there, and the second's test is the second's).
+  std::vector<RegionVersion> regions;
+  std::unordered_map<size_t, std::string> exits, tests;
+  for (const RegionTest& t : regionTests) {
+    tests[t.from] += regionTestStart(regs.q(1)) + t.test + fmt::format("@{} bra {};\n", regs.q(1), t.version.checkedLabel);
+    exits[t.to] += t.version.exitLabel + ":\n";
+    regions.push_back(t.version);
+  }
+  for (auto& [at, text] : tests) edits.before[at] = text + edits.before[at];
+  for (auto& [at, text] : exits) edits.before[at] = text + edits.before[at];
   applyEdits(function, edits);
+  unit.stats.regionCopies += addRegionVersions(function, regions);
   if (!fastLabel.empty()) addLaunchVersion(function, fastLabel, launchVersion);
   ++unit.stats.functions;
+}
+
+FunctionChecks::RegionTest& FunctionChecks::regionTest(size_t from, size_t to) {
+  for (RegionTest& t : regionTests)
+    if (t.from == from && t.to == to) return t;
+  RegionTest& t = regionTests.emplace_back();
+  t.from = from;
+  t.to = to;
+  t.version.checkedLabel = newLabel("checked");
+  t.version.exitLabel = newLabel("regionend");
+  return t;
 }
 
 std::vector<std::string> FunctionChecks::passedMetadata(const analysis::PointerDef& d) const {

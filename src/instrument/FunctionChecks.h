@@ -51,6 +51,10 @@ struct CheckOptions {
   // non-decreasing in it) are covered by the checks of its lowest and highest address, before
   // its first access; off, each gets its own.
   bool families = true;
+  // Families across guards (AddressFamilies.h, guardedFamilies) are tested before their region,
+  // which runs a copy with their checks where the test fails; off in a module with debug
+  // sections, and off, each gets its own check.
+  bool guardedFamilies = true;
   // The kernels given a bar.warp.sync before their first warp-synchronous collective
   // (WarpSync.h); none where null.
   const std::set<std::string>* warpResyncKernels = nullptr;
@@ -98,6 +102,18 @@ class FunctionChecks {
   std::string outOfLine;     // the checks' out-of-line parts (CheckCode), before the report block
   // The checks a second version of the body leaves out, and where it runs (LaunchVersions.h).
   LaunchVersion launchVersion;
+  // Regions whose checks a test before them makes unneeded where it passes (families across
+  // guards): statements [from, to), the test (it sets regs.q(1) where some address is not in
+  // bounds; finish starts it), and the checks the region in place leaves out (LaunchVersions.h).
+  struct RegionTest {
+    size_t from = 0, to = 0;
+    std::string test;
+    RegionVersion version;
+  };
+  std::vector<RegionTest> regionTests;
+  // The region test of statements [from, to): a new one, or the one already there (two families
+  // of one region share its copy).
+  RegionTest& regionTest(size_t from, size_t to);
 
   // A site for access `a` (its statement's instruction, source line, kind, size and space),
   // with a fresh id; the pass records it with addSite once the check is in place.

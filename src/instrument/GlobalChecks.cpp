@@ -200,6 +200,7 @@ class GlobalChecks {
             ++result.stats.localArrayPointers;
           } else {
             after[d.statement] += copyMetadata(to, meta_.at(d.sources[0]), g);
+            plainCopies_.insert(index);
           }
           break;
         case DefKind::Select: {
@@ -281,14 +282,20 @@ class GlobalChecks {
     std::vector<std::vector<const AccessSite*>> groups = fc_.coalescedGroups(own);
     // Families among the accesses left with a check of their own: two checks each.
     std::unordered_set<const AccessSite*> inFamily;
+    std::vector<const AccessSite*> single;
+    for (const auto& group : groups)
+      if (group.size() == 1 && !inRangeOf.count(group[0])) single.push_back(group[0]);
     if (fc_.options.families) {
-      std::vector<const AccessSite*> single;
-      for (const auto& group : groups)
-        if (group.size() == 1 && !inRangeOf.count(group[0])) single.push_back(group[0]);
       for (const AddressFamily& family : addressFamilies(f, fc_.cfg, pa_.registers(), single)) {
         checkFamily(family);
         inFamily.insert(family.members.begin(), family.members.end());
       }
+    }
+    // Families across guards among the rest: a test of their extremes before their region, which
+    // otherwise runs a copy of it with their own checks (below, check()).
+    if (fc_.options.guardedFamilies) {
+      std::erase_if(single, [&](const AccessSite* a) { return inFamily.count(a) != 0; });
+      for (const AddressFamily& family : guardedFamilies(f, fc_.cfg, pa_, single)) testGuardedFamily(family);
     }
     for (const auto& group : groups) {
       if (group.size() == 1 && inFamily.count(group[0])) continue;
@@ -551,6 +558,8 @@ class GlobalChecks {
     Operand& address = in.operands[a.access.addressOperand];
     CheckSite c = fc_.checkSite(a, site);
     c.untagged = untagged;
+    if (auto region = regionOfMember_.find(&a); region != regionOfMember_.end())
+      fc_.regionTests[region->second].version.uncheckedBranches.insert(c.label);
     CheckCode code;
     if (const auto& extent = a.access.extent)
       code = extentCheck(fc_.regs, meta_.at(a.addressRegister), c, printOperand(in.operands.at(extent->operand)),
@@ -608,31 +617,81 @@ class GlobalChecks {
   // that make the address run again there into registers of their own where it is made later;
   // every member then goes through its untagged pointer. The members share one base, whose
   // metadata the first member's address register holds.
+  // Access `e`'s address made again by `statements` (a family's extreme), into registers of its
+  // own (%__cc_fam<i>), appended to `code`: the register that holds it.
+  std::string addressAgain(const AccessSite& e, const std::vector<size_t>& statements, std::string& code) {
+    // Register -> its value made again here, by this address's statements only: a register
+    // another address's statements define again may hold another value where this one reads
+    // it (code not in SSA form).
+    std::unordered_map<std::string, std::string> renamed;
+    for (size_t s : statements) {
+      Instruction again = std::get<Instruction>(fc_.function.body[s]);
+      for (size_t k = 1; k < again.operands.size(); ++k)
+        if (auto it = renamed.find(again.operands[k].text);
+            again.operands[k].kind == OperandKind::Name && it != renamed.end())
+          again.operands[k].text = it->second;
+      std::string& defined = again.operands[0].text;
+      std::string to = fmt::format("{}fam{}", kMetaPrefix, recomputedTypes_.size());
+      recomputedTypes_.push_back(pa_.registers().type(defined));
+      renamed[defined] = to;
+      defined = to;
+      again.loc = {};
+      code += printStatement(again) + "\n";
+    }
+    auto it = renamed.find(e.addressRegister);
+    return statements.empty() || it == renamed.end() ? e.addressRegister : it->second;
+  }
+
+  // A family across guards (analysis/AddressFamilies.h, guardedFamilies): its extremes' addresses
+  // made again where its region starts and tested against the base's metadata there, without a
+  // report; where that fails, the region's copy with every member's own check runs
+  // (FunctionChecks::regionTest). The members keep their checks (check() names them to the
+  // region), which the region in place leaves out.
+  void testGuardedFamily(const AddressFamily& family) {
+    const AccessSite& first = *family.members.front();
+    // The test reads the base's metadata: every member's must be that, moved unchanged (not
+    // narrowed to an object of a frame, nor moved to another window on the way).
+    for (const AccessSite* m : family.members) {
+      std::unordered_set<std::string> seen;
+      if (!carriesBaseMetadata(m->addressRegister, family.baseDef, seen)) return;
+    }
+    std::string code;
+    std::vector<std::string> extremes;
+    for (const AddressFamily::Extreme& e : family.extremes) extremes.push_back(addressAgain(*e.access, e.recomputed, code));
+    code += regionFamilyTest(fc_.regs, fc_.regs.q(1), meta_.at(pa_.defs()[family.baseDef].reg), extremes,
+                             fc_.offsetOf(first), first.access.size);
+    FunctionChecks::RegionTest& region = fc_.regionTest(family.region->from, family.region->to);
+    region.test += code;
+    size_t index = &region - fc_.regionTests.data();
+    for (const AccessSite* m : family.members) regionOfMember_[m] = index;
+    fc_.unit.stats.guardedFamilyChecks += family.members.size();
+  }
+
+  // Whether every definition of `reg`, back to base definition `base`, moves the metadata
+  // unchanged (copyMetadata, or a select of two such), so that the base's metadata is `reg`'s.
+  bool carriesBaseMetadata(const std::string& reg, size_t base, std::unordered_set<std::string>& seen) const {
+    if (!seen.insert(reg).second) return true;
+    for (size_t i = 0; i < pa_.defs().size(); ++i) {
+      const PointerDef& d = pa_.defs()[i];
+      if (d.reg != reg || i == base) continue;
+      if (d.kind == DefKind::Derived && plainCopies_.count(i)) {
+        if (!carriesBaseMetadata(d.sources[0], base, seen)) return false;
+      } else if (d.kind == DefKind::Select && !d.sources[0].empty() && !d.sources[1].empty()) {
+        if (!carriesBaseMetadata(d.sources[0], base, seen) || !carriesBaseMetadata(d.sources[1], base, seen))
+          return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
   void checkFamily(const AddressFamily& family) {
     Function& f = fc_.function;
     const AccessSite& first = *family.members.front();
     std::string code;
     auto addressOf = [&](const AccessSite& e, const std::vector<size_t>& statements) {
-      // Register -> its value made again here, by this address's statements only: a register
-      // another address's statements define again may hold another value where this one reads
-      // it (code not in SSA form).
-      std::unordered_map<std::string, std::string> renamed;
-      for (size_t s : statements) {
-        Instruction again = std::get<Instruction>(f.body[s]);
-        for (size_t k = 1; k < again.operands.size(); ++k)
-          if (auto it = renamed.find(again.operands[k].text);
-              again.operands[k].kind == OperandKind::Name && it != renamed.end())
-            again.operands[k].text = it->second;
-        std::string& defined = again.operands[0].text;
-        std::string to = fmt::format("{}fam{}", kMetaPrefix, recomputedTypes_.size());
-        recomputedTypes_.push_back(pa_.registers().type(defined));
-        renamed[defined] = to;
-        defined = to;
-        again.loc = {};
-        code += printStatement(again) + "\n";
-      }
-      auto it = renamed.find(e.addressRegister);
-      return statements.empty() || it == renamed.end() ? e.addressRegister : it->second;
+      return addressAgain(e, statements, code);
     };
     auto checkAt = [&](const AccessSite& e, const std::string& pointer) {
       Site site = siteOf(e);
@@ -769,7 +828,11 @@ class GlobalChecks {
   std::unordered_set<std::string> mayBeUnknown_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
-  std::vector<std::string> recomputedTypes_;  // of the registers a family's address is made again in (%__cc_fam<i>)
+  std::vector<std::string> recomputedTypes_;
+  // The members of families across guards: their region's index in FunctionChecks::regionTests.
+  std::unordered_map<const AccessSite*, size_t> regionOfMember_;
+  // The Derived definitions (indices into defs()) whose metadata is their source's, copied.
+  std::unordered_set<size_t> plainCopies_;  // of the registers a family's address is made again in (%__cc_fam<i>)
   // The bounds a local-window pointer of unknown origin gets (none where it is not known how far
   // down live frames reach, analysis::liveLocalBound).
   LiveFrames liveFrames_;

@@ -53,6 +53,7 @@ UnitResult instrumentModule(ptx::Module& module, const InstrumentOptions& option
   checkOptions.coalesce = options.coalesceChecks;
   checkOptions.removeDominated = options.removeDominatedChecks;
   checkOptions.families = options.familyChecks;
+  checkOptions.guardedFamilies = options.guardedFamilyChecks && !hasDebugSections(module);
   checkOptions.loopRanges = options.loopRangeChecks;
   checkOptions.launchVersions = options.launchVersions && !hasDebugSections(module);
   checkOptions.dynamicShared = CUCATCH_DYNAMIC_SMEM_SYMBOL;

@@ -62,6 +62,9 @@ struct InstrumentOptions {
   bool removeDominatedChecks = true;
   // Check a family of accesses (analysis/AddressFamilies.h) at its lowest and highest address.
   bool familyChecks = true;
+  // Test a family across guards at its extremes before its region, whose checked copy runs where
+  // that fails (analysis/AddressFamilies.h, guardedFamilies; LaunchVersions.h).
+  bool guardedFamilyChecks = true;
   // Check a strided loop's affine accesses once for the whole loop, before it (asked for:
   // cucatch-ptx --loop-ranges).
   bool loopRangeChecks = false;

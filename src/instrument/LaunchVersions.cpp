@@ -1,5 +1,6 @@
 #include "instrument/LaunchVersions.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -86,6 +87,69 @@ void addLaunchVersion(Function& f, const std::string& fastLabel, const LaunchVer
     copy += printStatement(s) + "\n";
   }
   for (auto& s : parseSyntheticStatements(copy)) f.body.push_back(std::move(s));
+}
+
+size_t addRegionVersions(Function& f, const std::vector<RegionVersion>& versions) {
+  size_t copied = 0;
+  for (size_t k = 0; k < versions.size(); ++k) {
+    const RegionVersion& v = versions[k];
+    size_t test = f.body.size(), end = f.body.size();
+    for (size_t i = 0; i < f.body.size(); ++i) {
+      const auto* in = std::get_if<Instruction>(&f.body[i]);
+      if (in && in->opcode == "bra" && !in->operands.empty() && in->operands[0].text == v.checkedLabel && test == f.body.size())
+        test = i;
+      if (const auto* l = std::get_if<Label>(&f.body[i]); l && l->name == v.exitLabel) end = i;
+    }
+    if (test >= end || end == f.body.size()) throw std::logic_error("addRegionVersions: no region at " + v.checkedLabel);
+    size_t from = test + 1;
+    std::unordered_set<std::string> labels, inside;
+    for (size_t i = 0; i < f.body.size(); ++i)
+      if (const auto* l = std::get_if<Label>(&f.body[i])) (i >= from && i < end ? inside : labels).insert(l->name);
+    // Entered only at its start: otherwise a thread could come into the region in place after
+    // its test failed, past checks it must run.
+    bool enteredElsewhere = false;
+    for (size_t i = 0; i < f.body.size() && !enteredElsewhere; ++i) {
+      if (i >= from && i < end) continue;
+      if (const auto* in = std::get_if<Instruction>(&f.body[i])) {
+        auto names = [&](auto&& self, const Operand& o) -> bool {
+          if (o.kind == OperandKind::Name && inside.count(o.text)) return true;
+          return std::any_of(o.elements.begin(), o.elements.end(), [&](const Operand& e) { return self(self, e); });
+        };
+        for (const auto& o : in->operands) enteredElsewhere |= names(names, o);
+      } else if (const auto* t = std::get_if<TargetList>(&f.body[i])) {
+        for (const auto& target : t->targets) enteredElsewhere |= inside.count(target) != 0;
+      }
+    }
+    if (enteredElsewhere) {
+      f.body.erase(f.body.begin() + static_cast<std::ptrdiff_t>(test));
+      continue;
+    }
+    std::unordered_map<std::string, std::string> renamed;
+    std::string suffix = "__cc_r" + std::to_string(k);
+    for (const auto& l : inside) {
+      if (labels.count(l + suffix)) throw std::runtime_error("function " + f.name + " already defines label " + l + suffix);
+      renamed[l] = l + suffix;
+    }
+    std::string copy = v.checkedLabel + ":\n";
+    for (size_t i = from; i < end; ++i) {
+      Statement s = f.body[i];
+      if (auto* in = std::get_if<Instruction>(&s)) {
+        for (auto& o : in->operands) renameOperand(o, renamed);
+      } else if (auto* l = std::get_if<Label>(&s)) {
+        if (auto it = renamed.find(l->name); it != renamed.end()) l->name = it->second;
+      }
+      copy += printStatement(s) + "\n";
+    }
+    copy += "bra " + v.exitLabel + ";\n";
+    for (size_t i = end; i-- > from;) {
+      const auto* in = std::get_if<Instruction>(&f.body[i]);
+      if (in && in->opcode == "bra" && in->guard && !in->operands.empty() && v.uncheckedBranches.count(in->operands[0].text))
+        f.body.erase(f.body.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (auto& s : parseSyntheticStatements(copy)) f.body.push_back(std::move(s));
+    ++copied;
+  }
+  return copied;
 }
 
 }  // namespace cucatch::instrument

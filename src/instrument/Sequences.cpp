@@ -481,6 +481,19 @@ std::string skipCheck(const std::string& inRange, const std::string& skipLabel) 
   return fmt::format("@{} bra {};\n", inRange, skipLabel);
 }
 
+std::string regionTestStart(const std::string& violation) {
+  return fmt::format("setp.ne.u32 {}, 0, 0;\n", violation);
+}
+
+std::string regionFamilyTest(const FunctionRegs& r, const std::string& violation, const MetadataRegs& m,
+                             const std::vector<std::string>& extremes, int64_t offset, uint64_t size) {
+  std::string s;
+  for (const std::string& e : extremes)
+    s += untagPointer(r.t(3), e) + globalViolation(r, m, r.t(3), offset, size) +
+         fmt::format("or.pred {0}, {0}, {1};\n", violation, r.q(0));
+  return s;
+}
+
 std::string loopRangeStart(const FunctionRegs& r, const std::string& inRange, const std::string& variable,
                            bool isSigned, const std::string& bound, int64_t step) {
   // 64-bit arithmetic throughout: the 32-bit values cannot overflow it.

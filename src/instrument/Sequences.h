@@ -185,6 +185,15 @@ std::string loopRangeStart(const FunctionRegs& r, const std::string& inRange, co
 std::string loopRangeAccess(const FunctionRegs& r, const std::string& inRange, const MetadataRegs& m,
                             const std::string& base, int64_t scale, int64_t offset, uint64_t size);
 
+// Before a region holding a family across guards (analysis/AddressFamilies.h, guardedFamilies):
+// `violation` |= some address among `extremes` (64-bit registers, tagged or not) + `offset`, of
+// `size` bytes, is not inside the bounds `m`, or their verdict is not clear. Nothing is reported:
+// where it is set, the region's checked copy runs (RegionVersions.h). Start `violation` with
+// regionTestStart.
+std::string regionTestStart(const std::string& violation);
+std::string regionFamilyTest(const FunctionRegs& r, const std::string& violation, const MetadataRegs& m,
+                             const std::vector<std::string>& extremes, int64_t offset, uint64_t size);
+
 // Shared memory (OOBCHECK, pure arithmetic on 32-bit shared-window addresses): an object's
 // bounds travel in two .b32 registers, like a global pointer's metadata.
 struct SharedBoundsRegs {

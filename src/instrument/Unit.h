@@ -144,6 +144,11 @@ struct Stats {
   // the checks of the family's lowest and highest address, before its first access, cover them.
   // Counted among the instrumented too.
   size_t familyChecks = 0;
+  // Global accesses of a family across guards (analysis/AddressFamilies.h, guardedFamilies)
+  // whose checks run only in the checked copy of their region, where the test of the family's
+  // extremes before it fails; and the regions so copied.
+  size_t guardedFamilyChecks = 0;
+  size_t regionCopies = 0;
   // Addresses of unchecked accesses (wmma, bulk and tensor copies, sizes known only at run time)
   // and of memory hints (prefetch, discard, applypriority) that go through their untagged copy.
   size_t untaggedUnchecked = 0;
