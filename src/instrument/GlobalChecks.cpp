@@ -612,11 +612,6 @@ class GlobalChecks {
     }
   }
 
-  // A family's checks (analysis/AddressFamilies.h): its extremes (the lowest and the highest
-  // address; in two constants, the corners) checked before its first access, each as that access (its site, in a report), after the statements
-  // that make the address run again there into registers of their own where it is made later;
-  // every member then goes through its untagged pointer. The members share one base, whose
-  // metadata the first member's address register holds.
   // Access `e`'s address made again by `statements` (a family's extreme), into registers of its
   // own (%__cc_fam<i>), appended to `code`: the register that holds it.
   std::string addressAgain(const AccessSite& e, const std::vector<size_t>& statements, std::string& code) {
@@ -686,6 +681,11 @@ class GlobalChecks {
     return true;
   }
 
+  // A family's checks (analysis/AddressFamilies.h): its extremes (the lowest and the highest
+  // address; in two constants, the corners) checked before its first access, each as that access (its site, in a report), after the statements
+  // that make the address run again there into registers of their own where it is made later;
+  // every member then goes through its untagged pointer. The members share one base, whose
+  // metadata the first member's address register holds.
   void checkFamily(const AddressFamily& family) {
     Function& f = fc_.function;
     const AccessSite& first = *family.members.front();
@@ -828,11 +828,11 @@ class GlobalChecks {
   std::unordered_set<std::string> mayBeUnknown_;
   size_t untaggedCount_ = 0;
   size_t loopCount_ = 0;
-  std::vector<std::string> recomputedTypes_;
+  std::vector<std::string> recomputedTypes_;  // of the registers a family's address is made again in (%__cc_fam<i>)
   // The members of families across guards: their region's index in FunctionChecks::regionTests.
   std::unordered_map<const AccessSite*, size_t> regionOfMember_;
   // The Derived definitions (indices into defs()) whose metadata is their source's, copied.
-  std::unordered_set<size_t> plainCopies_;  // of the registers a family's address is made again in (%__cc_fam<i>)
+  std::unordered_set<size_t> plainCopies_;
   // The bounds a local-window pointer of unknown origin gets (none where it is not known how far
   // down live frames reach, analysis::liveLocalBound).
   LiveFrames liveFrames_;
