@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ptx/InstrInfo.h"
 #include "ptx/Printer.h"
@@ -55,6 +56,17 @@ bool pureInteger(const Instruction& in) {
   return true;
 }
 
+// Whether a statement in [from, to) of `f` writes register `reg`.
+bool writes(const Function& f, const std::string& reg, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i)
+    if (const auto* in = std::get_if<Instruction>(&f.body[i])) {
+      bool defines = false;
+      forEachDefinedRegister(*in, [&](const std::string& r) { defines |= r == reg; });
+      if (defines) return true;
+    }
+  return false;
+}
+
 class Builder {
  public:
   // Walks back from a use to `first`: the first statement of the use's block, where the
@@ -85,7 +97,7 @@ class Builder {
       if (!defines) continue;
       e.def = i;
       if (cfg_ && cfg_->blockOf(i) != cfg_->blockOf(use) &&
-          (!cfg_->dominates(cfg_->blockOf(i), cfg_->blockOf(use)) || definedIn(reg, blockFirst_, i))) {
+          (!cfg_->dominates(cfg_->blockOf(i), cfg_->blockOf(use)) || writes(f_, reg, blockFirst_, i))) {
         e.def = use;
         return e;
       }
@@ -116,16 +128,6 @@ class Builder {
     // Fixed ones (%tid.x), and symbols (their addresses), hold one value throughout.
     if (!o.text.empty() && o.text[0] == '%' && !fixedSpecialRegister(o.text)) leaf.def = use;
     return leaf;
-  }
-
-  bool definedIn(const std::string& reg, size_t from, size_t to) const {
-    for (size_t i = from; i < to; ++i)
-      if (const auto* in = std::get_if<Instruction>(&f_.body[i])) {
-        bool defines = false;
-        forEachDefinedRegister(*in, [&](const std::string& r) { defines |= r == reg; });
-        if (defines) return true;
-      }
-    return false;
   }
 
   static int64_t signExtend(int64_t v, unsigned bits) {
@@ -639,6 +641,43 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
         family->baseDef = std::get<0>(key);
         families.push_back(std::move(*family));
       }
+    }
+  }
+  // Accesses through one address register at several offsets, among those in no family above.
+  std::unordered_set<const AccessSite*> inFamily;
+  for (const AddressFamily& fam : families) inFamily.insert(fam.members.begin(), fam.members.end());
+  std::map<std::string, std::vector<const AccessSite*>> byAddress;
+  for (const AccessSite* a : candidates)
+    if (!inFamily.count(a) && !a->addressRegister.empty() && !a->access.lanes && a->access.size != 0 &&
+        !a->access.extent && !a->reachingDefs.empty() && !a->reachedByUndefined)
+      byAddress[a->addressRegister].push_back(a);
+  for (auto& [reg, group] : byAddress) {
+    std::sort(group.begin(), group.end(),
+              [](const AccessSite* a, const AccessSite* b) { return a->statement < b->statement; });
+    for (size_t i = 0; i + 1 < group.size();) {
+      // The longest window from group[i] that one region holds, the register unwritten there.
+      size_t j = i;
+      std::optional<AddressFamily::Region> region;
+      for (size_t k = i + 1; k < group.size(); ++k) {
+        std::vector<const AccessSite*> window(group.begin() + i, group.begin() + k + 1);
+        auto r = regionOf(f, cfg, window, labels, referencesTo);
+        if (!r || writes(f, reg, r->from, group[k]->statement)) break;
+        region = r;
+        j = k;
+      }
+      if (!region) {
+        ++i;
+        continue;
+      }
+      AddressFamily fam;
+      fam.members.assign(group.begin() + i, group.begin() + j + 1);
+      i = j + 1;
+      std::set<size_t> blocks;
+      for (const AccessSite* a : fam.members) blocks.insert(cfg.blockOf(a->statement));
+      if (blocks.size() < 2) continue;  // (one block: a coalesced group, where it is one)
+      fam.region = region;
+      fam.oneAddress = true;
+      families.push_back(std::move(fam));
     }
   }
   // Regions that overlap must be the same one (the instrumentation copies each once): where

@@ -68,6 +68,11 @@ struct AddressFamily {
   // PointerAnalysis::defs()), made before `from` on every path to it and nowhere else, so its
   // register's metadata there is every member's.
   size_t baseDef = 0;
+  // (Across guards:) the members go through one address register at several offsets, which the
+  // region does not write: their addresses are the register's value at `from` plus their
+  // offsets, so one range from the lowest offset to the end of the highest access, against the
+  // register's own metadata, covers them all (no extremes: nothing is made again).
+  bool oneAddress = false;
 };
 
 // The families of at least three accesses among `candidates` (accesses of one function, in
@@ -85,6 +90,9 @@ std::vector<AddressFamily> addressFamilies(const ptx::Function& f, const CFG& cf
 // bounds, every member that runs is, and nothing in the region can free the memory. (A region
 // is at most `kMaxRegionStatements` statements: the instrumentation copies it.) Members may be
 // guarded. `candidates` as for addressFamilies, less those in its families.
+// Also accesses through one address register at several offsets, at least two in at least two
+// blocks, which a region holds and does not write (`for (j = 0; j < 4; ++j) if (i + j < n) s +=
+// a[i + j];` becomes [%rd4], [%rd4+4], ... each under its own guard): AddressFamily::oneAddress.
 inline constexpr size_t kMaxRegionStatements = 400;
 std::vector<AddressFamily> guardedFamilies(const ptx::Function& f, const CFG& cfg, const PointerAnalysis& pa,
                                            const std::vector<const AccessSite*>& candidates);

@@ -642,19 +642,29 @@ class GlobalChecks {
   // report; where that fails, the region's copy with every member's own check runs
   // (FunctionChecks::regionTest). The members keep their checks (check() names them to the
   // region), which the region in place leaves out.
+  // Accesses through one address register (AddressFamily::oneAddress): one range from the lowest
+  // offset to the end of the highest access, against the register's own metadata, as their
+  // checks read it.
   void testGuardedFamily(const AddressFamily& family) {
     const AccessSite& first = *family.members.front();
-    // The test reads the base's metadata: every member's must be that, moved unchanged (not
-    // narrowed to an object of a frame, nor moved to another window on the way).
-    for (const AccessSite* m : family.members) {
-      std::unordered_set<std::string> seen;
-      if (!carriesBaseMetadata(m->addressRegister, family.baseDef, seen)) return;
-    }
     std::string code;
-    std::vector<std::string> extremes;
-    for (const AddressFamily::Extreme& e : family.extremes) extremes.push_back(addressAgain(*e.access, e.recomputed, code));
-    code += regionFamilyTest(fc_.regs, fc_.regs.q(1), meta_.at(pa_.defs()[family.baseDef].reg), extremes,
-                             fc_.offsetOf(first), first.access.size);
+    if (family.oneAddress) {
+      auto [lowest, span] = fc_.rangeOf(family.members);
+      code = regionFamilyTest(fc_.regs, fc_.regs.q(1), meta_.at(first.addressRegister), {first.addressRegister}, lowest,
+                              span);
+    } else {
+      // The test reads the base's metadata: every member's must be that, moved unchanged (not
+      // narrowed to an object of a frame, nor moved to another window on the way).
+      for (const AccessSite* m : family.members) {
+        std::unordered_set<std::string> seen;
+        if (!carriesBaseMetadata(m->addressRegister, family.baseDef, seen)) return;
+      }
+      std::vector<std::string> extremes;
+      for (const AddressFamily::Extreme& e : family.extremes)
+        extremes.push_back(addressAgain(*e.access, e.recomputed, code));
+      code += regionFamilyTest(fc_.regs, fc_.regs.q(1), meta_.at(pa_.defs()[family.baseDef].reg), extremes,
+                               fc_.offsetOf(first), first.access.size);
+    }
     FunctionChecks::RegionTest& region = fc_.regionTest(family.region->from, family.region->to);
     region.test += code;
     size_t index = &region - fc_.regionTests.data();

@@ -187,7 +187,8 @@ std::string loopRangeAccess(const FunctionRegs& r, const std::string& inRange, c
 
 // Before a region holding a family across guards (analysis/AddressFamilies.h, guardedFamilies):
 // `violation` |= some address among `extremes` (64-bit registers, tagged or not) + `offset`, of
-// `size` bytes, is not inside the bounds `m`, or their verdict is not clear. Nothing is reported:
+// `size` bytes (for one address register at several offsets: the span of them all), is not
+// inside the bounds `m`, or their verdict is not clear. Nothing is reported:
 // where it is set, the region's checked copy runs (RegionVersions.h). Start `violation` with
 // regionTestStart.
 std::string regionTestStart(const std::string& violation);

@@ -1323,6 +1323,48 @@ TEST_CASE("guarded families: none where the region calls, waits, is entered insi
   CHECK(guardedOf(analyseModule(guardedRows("add.s32 %r4, %r4, 1;"))).empty());
 }
 
+TEST_CASE("guarded families: one address register at several offsets, each under its own condition",
+          "[analysis]") {
+  // for (j = 0; j < 3; ++j) if (i + j < n) s += a[i + j]: nvcc folds j into the immediate.
+  auto tail = [](const std::string& between) {
+    return analyse(R"(
+	ld.param.u64 %rd1, [p0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mul.wide.s32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $T1;
+	ld.global.f32 %f1, [%rd4];
+$T1:
+	add.s32 %r3, %r2, 1;
+	setp.ge.s32 %p2, %r3, %r1;
+	@%p2 bra $T2;
+)" + between + R"(
+	ld.global.f32 %f2, [%rd4+4];
+$T2:
+	add.s32 %r4, %r2, 2;
+	setp.ge.s32 %p3, %r4, %r1;
+	@%p3 bra $T3;
+	ld.global.f32 %f3, [%rd4+8];
+$T3:
+)");
+  };
+  auto a = tail("");
+  auto families = guardedOf(a);
+  REQUIRE(families.size() == 1);
+  const AddressFamily& f = families[0];
+  CHECK(f.oneAddress);
+  CHECK(f.members.size() == 3);
+  CHECK(f.extremes.empty());
+  REQUIRE(f.region);
+  CHECK(f.region->from == statementWith(a, "@%p1 bra $T1;"));
+  CHECK(std::get<Label>(a.function->body[f.region->to]).name == "$T3");
+  // The register written between: its value at the region's start is not the second load's.
+  CHECK(guardedOf(tail("add.s64 %rd4, %rd4, 4;")).empty());
+}
+
 TEST_CASE("launch bounds: a branch on the thread's index bounds it where it guards", "[analysis]") {
   // A halo: threads below 4 store 256 elements on (taken edge); threads at or past 8 in y skip a
   // store (the fall-through of an or.pred that does not hold bounds both sides).
