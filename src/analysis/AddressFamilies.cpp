@@ -470,11 +470,13 @@ bool keepsOutOfRegion(const Instruction& in) {
 // The region that holds `members` (in statement order): it starts at the branch that ends the
 // block dominating them all, or at the first member where that block holds one, and ends where
 // no branch from it goes further. None where it is not one (above), holds more than
-// kMaxRegionStatements statements, or is entered elsewhere than at its start.
+// kMaxRegionStatements statements, is entered elsewhere than at its start, or starts inside a
+// nested scope (`nested`: per statement).
 std::optional<AddressFamily::Region> regionOf(const Function& f, const CFG& cfg,
                                               const std::vector<const AccessSite*>& members,
                                               const std::unordered_map<std::string, size_t>& labels,
-                                              const std::unordered_map<std::string, std::vector<size_t>>& referencesTo) {
+                                              const std::unordered_map<std::string, std::vector<size_t>>& referencesTo,
+                                              const std::vector<bool>& nested) {
   const auto& idom = cfg.idom();
   size_t d = cfg.blockOf(members.front()->statement);
   for (const AccessSite* m : members)
@@ -492,7 +494,9 @@ std::optional<AddressFamily::Region> regionOf(const Function& f, const CFG& cfg,
     if (in->opcode == "bra") from = std::min(from, i);
     break;
   }
-  if (from == SIZE_MAX || from > members.front()->statement) return std::nullopt;
+  // At the function's own scope: the checked copy goes after the body, outside any nested
+  // scope, where the scope's registers and labels are not seen (a review's find).
+  if (from == SIZE_MAX || from > members.front()->statement || nested[from]) return std::nullopt;
   size_t to = members.back()->statement + 1;
   for (size_t i = from; i < to; ++i) {
     if (to - from > kMaxRegionStatements) return std::nullopt;
@@ -573,6 +577,12 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
   std::vector<AddressFamily> families;
   std::unordered_map<std::string, size_t> labels;
   std::unordered_map<std::string, std::vector<size_t>> referencesTo;  // label -> statements naming it
+  std::vector<bool> nested(f.body.size(), false);
+  int depth = 0;
+  for (size_t i = 0; i < f.body.size(); ++i) {
+    if (const auto* b = std::get_if<ScopeBrace>(&f.body[i])) depth += b->open ? 1 : -1;
+    nested[i] = depth > 0;
+  }
   for (size_t i = 0; i < f.body.size(); ++i) {
     if (const auto* l = std::get_if<Label>(&f.body[i])) labels.emplace(l->name, i);
     if (const auto* t = std::get_if<TargetList>(&f.body[i]))
@@ -609,7 +619,7 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
       std::optional<AddressFamily::Region> region;
       for (size_t k = i + 2; k < group.size(); ++k) {
         std::vector<const AccessSite*> window(group.begin() + i, group.begin() + k + 1);
-        auto r = regionOf(f, cfg, window, labels, referencesTo);
+        auto r = regionOf(f, cfg, window, labels, referencesTo, nested);
         if (!r) break;
         region = r;
         j = k;
@@ -660,7 +670,7 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
       std::optional<AddressFamily::Region> region;
       for (size_t k = i + 1; k < group.size(); ++k) {
         std::vector<const AccessSite*> window(group.begin() + i, group.begin() + k + 1);
-        auto r = regionOf(f, cfg, window, labels, referencesTo);
+        auto r = regionOf(f, cfg, window, labels, referencesTo, nested);
         if (!r || writes(f, reg, r->from, group[k]->statement)) break;
         region = r;
         j = k;
