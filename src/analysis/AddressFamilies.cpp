@@ -56,14 +56,16 @@ bool pureInteger(const Instruction& in) {
   return true;
 }
 
+bool definesRegister(const Instruction& in, const std::string& reg) {
+  bool defines = false;
+  forEachDefinedRegister(in, [&](const std::string& r) { defines |= r == reg; });
+  return defines;
+}
+
 // Whether a statement in [from, to) of `f` writes register `reg`.
 bool writes(const Function& f, const std::string& reg, size_t from, size_t to) {
   for (size_t i = from; i < to; ++i)
-    if (const auto* in = std::get_if<Instruction>(&f.body[i])) {
-      bool defines = false;
-      forEachDefinedRegister(*in, [&](const std::string& r) { defines |= r == reg; });
-      if (defines) return true;
-    }
+    if (const auto* in = std::get_if<Instruction>(&f.body[i]); in && definesRegister(*in, reg)) return true;
   return false;
 }
 
@@ -91,10 +93,7 @@ class Builder {
     e.reg = reg;
     for (size_t i = use; i-- > blockFirst_;) {
       const auto* in = std::get_if<Instruction>(&f_.body[i]);
-      if (!in) continue;
-      bool defines = false;
-      forEachDefinedRegister(*in, [&](const std::string& r) { defines |= r == reg; });
-      if (!defines) continue;
+      if (!in || !definesRegister(*in, reg)) continue;
       e.def = i;
       if (cfg_ && cfg_->blockOf(i) != cfg_->blockOf(use) &&
           (!cfg_->dominates(cfg_->blockOf(i), cfg_->blockOf(use)) || writes(f_, reg, blockFirst_, i))) {
@@ -260,12 +259,10 @@ bool widenedFrom32(const Function& f, const Expr& e) {
     case Expr::Kind::Leaf: {
       bool any = false, all = true;
       for (const Statement& s : f.body)
-        if (const auto* in = std::get_if<Instruction>(&s))
-          forEachDefinedRegister(*in, [&](const std::string& r) {
-            if (r != e.reg) return;
-            any = true;
-            all = all && isWidening(*in);
-          });
+        if (const auto* in = std::get_if<Instruction>(&s); in && definesRegister(*in, e.reg)) {
+          any = true;
+          all = all && isWidening(*in);
+        }
       return any && all;
     }
   }
@@ -609,18 +606,25 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
     if (pa.onlyDefinition(base.reg) != base.statement) continue;
     groups[{a->reachingDefs[0], a->access.size, offsetOf(a)}].push_back(a);
   }
-  for (auto& [key, group] : groups) {
+  // Runs of `group`'s accesses (sorted here into statement order) that one region holds, each
+  // the longest from its first access while `accepts(region, its last access)`, of at least
+  // `least` accesses, in at least two blocks (in one: a family of one block or a coalesced
+  // group, where they are one).
+  struct Window {
+    std::vector<const AccessSite*> accesses;
+    AddressFamily::Region region;
+  };
+  auto windowsOf = [&](std::vector<const AccessSite*>& group, size_t least, auto&& accepts) {
     std::sort(group.begin(), group.end(),
               [](const AccessSite* a, const AccessSite* b) { return a->statement < b->statement; });
-    size_t baseStatement = pa.defs()[std::get<0>(key)].statement;
-    // Windows of consecutive accesses that one region holds, as long as it still does.
-    for (size_t i = 0; i + 2 < group.size();) {
-      size_t j = i + 1;
+    std::vector<Window> out;
+    for (size_t i = 0; i + least - 1 < group.size();) {
+      size_t j = i;
       std::optional<AddressFamily::Region> region;
-      for (size_t k = i + 2; k < group.size(); ++k) {
+      for (size_t k = i + least - 1; k < group.size(); ++k) {
         std::vector<const AccessSite*> window(group.begin() + i, group.begin() + k + 1);
         auto r = regionOf(f, cfg, window, labels, referencesTo, nested);
-        if (!r) break;
+        if (!r || !accepts(*r, *group[k])) break;
         region = r;
         j = k;
       }
@@ -628,22 +632,30 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
         ++i;
         continue;
       }
-      std::vector<const AccessSite*> window(group.begin() + i, group.begin() + j + 1);
+      Window w{{group.begin() + i, group.begin() + j + 1}, *region};
       i = j + 1;
       std::set<size_t> blocks;
-      for (const AccessSite* a : window) blocks.insert(cfg.blockOf(a->statement));
-      if (blocks.size() < 2) continue;  // (a family of one block, where it is one)
+      for (const AccessSite* a : w.accesses) blocks.insert(cfg.blockOf(a->statement));
+      if (blocks.size() >= 2) out.push_back(std::move(w));
+    }
+    return out;
+  };
+  for (auto& [key, group] : groups) {
+    size_t baseStatement = pa.defs()[std::get<0>(key)].statement;
+    for (Window& w : windowsOf(group, 3, [](const AddressFamily::Region&, const AccessSite&) { return true; })) {
+      const std::vector<const AccessSite*>& window = w.accesses;
+      const AddressFamily::Region& region = w.region;
       // The base is made before the region, on every path to it.
-      size_t baseBlock = cfg.blockOf(baseStatement), fromBlock = cfg.blockOf(region->from);
-      if (baseStatement >= region->from || (baseBlock != fromBlock && !cfg.dominates(baseBlock, fromBlock))) continue;
-      Builder builder(f, pa.registers(), region->from, &cfg);
+      size_t baseBlock = cfg.blockOf(baseStatement), fromBlock = cfg.blockOf(region.from);
+      if (baseStatement >= region.from || (baseBlock != fromBlock && !cfg.dominates(baseBlock, fromBlock))) continue;
+      Builder builder(f, pa.registers(), region.from, &cfg);
       std::vector<Expr> exprs;
       for (const AccessSite* a : window) exprs.push_back(builder.ofRegister(a->addressRegister, a->statement));
       std::vector<bool> taken(window.size(), false);
       for (size_t r = 0; r < window.size(); ++r) {
         if (taken[r]) continue;
-        std::optional<AddressFamily> family = familyFrom(f, window, exprs, taken, r, 2, region->from);
-        if (!family) family = familyFrom(f, window, exprs, taken, r, 1, region->from);
+        std::optional<AddressFamily> family = familyFrom(f, window, exprs, taken, r, 2, region.from);
+        if (!family) family = familyFrom(f, window, exprs, taken, r, 1, region.from);
         if (!family) continue;
         for (const AccessSite* m : family->members)
           taken[std::find(window.begin(), window.end(), m) - window.begin()] = true;
@@ -662,30 +674,14 @@ std::vector<AddressFamily> guardedFamilies(const Function& f, const CFG& cfg, co
         !a->access.extent && !a->reachingDefs.empty() && !a->reachedByUndefined)
       byAddress[a->addressRegister].push_back(a);
   for (auto& [reg, group] : byAddress) {
-    std::sort(group.begin(), group.end(),
-              [](const AccessSite* a, const AccessSite* b) { return a->statement < b->statement; });
-    for (size_t i = 0; i + 1 < group.size();) {
-      // The longest window from group[i] that one region holds, the register unwritten there.
-      size_t j = i;
-      std::optional<AddressFamily::Region> region;
-      for (size_t k = i + 1; k < group.size(); ++k) {
-        std::vector<const AccessSite*> window(group.begin() + i, group.begin() + k + 1);
-        auto r = regionOf(f, cfg, window, labels, referencesTo, nested);
-        if (!r || writes(f, reg, r->from, group[k]->statement)) break;
-        region = r;
-        j = k;
-      }
-      if (!region) {
-        ++i;
-        continue;
-      }
+    // The register unwritten in the region up to the last access.
+    auto unwritten = [&](const AddressFamily::Region& r, const AccessSite& last) {
+      return !writes(f, reg, r.from, last.statement);
+    };
+    for (Window& w : windowsOf(group, 2, unwritten)) {
       AddressFamily fam;
-      fam.members.assign(group.begin() + i, group.begin() + j + 1);
-      i = j + 1;
-      std::set<size_t> blocks;
-      for (const AccessSite* a : fam.members) blocks.insert(cfg.blockOf(a->statement));
-      if (blocks.size() < 2) continue;  // (one block: a coalesced group, where it is one)
-      fam.region = region;
+      fam.members = std::move(w.accesses);
+      fam.region = w.region;
       fam.oneAddress = true;
       families.push_back(std::move(fam));
     }

@@ -21,6 +21,19 @@ void renameOperand(Operand& o, const std::unordered_map<std::string, std::string
   }
   for (auto& e : o.elements) renameOperand(e, renamed);
 }
+
+// Statement `s` as text, the labels it defines or names renamed by `renamed`.
+std::string printRenamed(Statement s, const std::unordered_map<std::string, std::string>& renamed) {
+  if (auto* in = std::get_if<Instruction>(&s)) {
+    for (auto& o : in->operands) renameOperand(o, renamed);
+  } else if (auto* l = std::get_if<Label>(&s)) {
+    if (auto it = renamed.find(l->name); it != renamed.end()) l->name = it->second;
+  } else if (auto* t = std::get_if<TargetList>(&s)) {
+    for (auto& target : t->targets)
+      if (auto it = renamed.find(target); it != renamed.end()) target = it->second;
+  }
+  return printStatement(s) + "\n";
+}
 }  // namespace
 
 bool versionable(const Function& f) {
@@ -69,22 +82,15 @@ void addLaunchVersion(Function& f, const std::string& fastLabel, const LaunchVer
   std::string copy = fastLabel + ":\n";
   int depth = 0;
   for (size_t i = from; i < f.body.size(); ++i) {
-    Statement s = f.body[i];
+    const Statement& s = f.body[i];
     if (const auto* b = std::get_if<ScopeBrace>(&s)) depth += b->open ? 1 : -1;
     if (depth == 0 && (std::holds_alternative<VariableDecl>(s) || namesCallShape(i) ||
                        (i > from && namesCallShape(i - 1))))
       continue;
-    if (auto* in = std::get_if<Instruction>(&s)) {
-      if (in->opcode == "bra" && in->guard && !in->operands.empty() && v.provenBranches.count(in->operands[0].text))
-        continue;
-      for (auto& o : in->operands) renameOperand(o, renamed);
-    } else if (auto* l = std::get_if<Label>(&s)) {
-      if (auto it = renamed.find(l->name); it != renamed.end()) l->name = it->second;
-    } else if (auto* t = std::get_if<TargetList>(&s)) {
-      for (auto& target : t->targets)
-        if (auto it = renamed.find(target); it != renamed.end()) target = it->second;
-    }
-    copy += printStatement(s) + "\n";
+    const auto* in = std::get_if<Instruction>(&s);
+    if (in && in->opcode == "bra" && in->guard && !in->operands.empty() && v.provenBranches.count(in->operands[0].text))
+      continue;
+    copy += printRenamed(s, renamed);
   }
   for (auto& s : parseSyntheticStatements(copy)) f.body.push_back(std::move(s));
 }
@@ -131,15 +137,7 @@ size_t addRegionVersions(Function& f, const std::vector<RegionVersion>& versions
       renamed[l] = l + suffix;
     }
     std::string copy = v.checkedLabel + ":\n";
-    for (size_t i = from; i < end; ++i) {
-      Statement s = f.body[i];
-      if (auto* in = std::get_if<Instruction>(&s)) {
-        for (auto& o : in->operands) renameOperand(o, renamed);
-      } else if (auto* l = std::get_if<Label>(&s)) {
-        if (auto it = renamed.find(l->name); it != renamed.end()) l->name = it->second;
-      }
-      copy += printStatement(s) + "\n";
-    }
+    for (size_t i = from; i < end; ++i) copy += printRenamed(f.body[i], renamed);
     copy += "bra " + v.exitLabel + ";\n";
     for (size_t i = end; i-- > from;) {
       const auto* in = std::get_if<Instruction>(&f.body[i]);
